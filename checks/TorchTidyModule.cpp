@@ -1,0 +1,12 @@
+//===--- TorchTidyModule.cpp - libtorch-tidy ------------------------------===//
+
+#include "TorchTidyModule.h"
+#include "ZeroGradCheck.h"
+
+namespace clang::tidy::torch {
+
+void TorchModule::addCheckFactories(ClangTidyCheckFactories &CheckFactories) {
+  CheckFactories.registerCheck<ZeroGradCheck>("torch-zero-grad");
+}
+
+} // namespace clang::tidy::torch

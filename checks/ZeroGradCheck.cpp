@@ -1,0 +1,425 @@
+//===--- ZeroGradCheck.cpp - libtorch-tidy --------------------------------===//
+//
+// Zero-filling gradients costs a memset per parameter every step, and the
+// next backward() then accumulates into them instead of writing them.
+// Resetting them (set_to_none) skips both. Whether a bare zero_grad() zero-fills
+// depends on the LibTorch version, so the check reads the behaviour from the
+// declaration the call binds to (its parameter and default argument), and the
+// version from TORCH_VERSION_MAJOR/MINOR for messages and guarded fix-its.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ZeroGradCheck.h"
+#include "utils/TorchUtils.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+namespace {
+
+enum class ZeroFillKind {
+  /// Optimizer::zero_grad() of LibTorch 1.x: no parameter, always zero-fills.
+  NoParameter,
+  /// A bare call whose default argument is false.
+  DefaultFalse,
+  /// An explicit argument that evaluates to false.
+  ExplicitFalse,
+};
+
+bool isTensorMethod(const CXXMethodDecl *M, llvm::StringRef Name) {
+  if (!M || !M->getIdentifier() || M->getName() != Name)
+    return false;
+  const CXXRecordDecl *RD = M->getParent();
+  if (!RD || !RD->getIdentifier())
+    return false;
+  return RD->getQualifiedNameAsString() == "at::Tensor" ||
+         RD->getQualifiedNameAsString() == "at::TensorBase";
+}
+
+const CXXMethodDecl *calledMethod(const Stmt *S) {
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+    return MC->getMethodDecl();
+  return nullptr;
+}
+
+bool isBackwardCall(const Stmt *S) {
+  if (isTensorMethod(calledMethod(S), "backward"))
+    return true;
+  if (const auto *CE = dyn_cast<CallExpr>(S))
+    if (const auto *FD = CE->getDirectCallee())
+      return FD->getIdentifier() && FD->getName() == "backward" &&
+             FD->getQualifiedNameAsString() == "torch::autograd::backward";
+  return false;
+}
+
+bool isGradRead(const Stmt *S) {
+  const CXXMethodDecl *M = calledMethod(S);
+  return isTensorMethod(M, "grad") || isTensorMethod(M, "mutable_grad");
+}
+
+/// The first gradient read or backward() call in \p S, in evaluation order
+/// as far as the AST tells it.
+const Stmt *firstGradEvent(const Stmt *S) {
+  if (!S)
+    return nullptr;
+  if (isBackwardCall(S) || isGradRead(S))
+    return S;
+  for (const Stmt *Child : S->children())
+    if (const Stmt *Found = firstGradEvent(Child))
+      return Found;
+  return nullptr;
+}
+
+/// A gradient read that runs after \p S and before the next backward():
+/// the statements after \p S in each enclosing compound statement, up to the
+/// function body.
+const Stmt *findGradReadBeforeBackward(const Stmt *S, ASTContext &Ctx) {
+  const Stmt *Cur = S;
+  while (true) {
+    DynTypedNodeList Parents = Ctx.getParents(*Cur);
+    if (Parents.size() != 1)
+      return nullptr;
+    const auto *Parent = Parents[0].get<Stmt>();
+    if (!Parent || isa<LambdaExpr>(Parent))
+      return nullptr;
+    if (const auto *CS = dyn_cast<CompoundStmt>(Parent)) {
+      bool After = false;
+      for (const Stmt *Child : CS->body()) {
+        if (Child == Cur) {
+          After = true;
+          continue;
+        }
+        if (!After)
+          continue;
+        if (const Stmt *Event = firstGradEvent(Child))
+          return isBackwardCall(Event) ? nullptr : Event;
+      }
+    }
+    Cur = Parent;
+  }
+}
+
+/// True when \p E is evaluated as a statement of its own, its value unused.
+bool isStatementOfItsOwn(const Expr *E, ASTContext &Ctx) {
+  const Stmt *Cur = E;
+  while (true) {
+    DynTypedNodeList Parents = Ctx.getParents(*Cur);
+    if (Parents.size() != 1)
+      return false;
+    const auto *Parent = Parents[0].get<Stmt>();
+    if (!Parent)
+      return false;
+    if (isa<ExprWithCleanups>(Parent)) {
+      Cur = Parent;
+      continue;
+    }
+    if (isa<CompoundStmt>(Parent))
+      return true;
+    if (const auto *If = dyn_cast<IfStmt>(Parent))
+      return If->getThen() == Cur || If->getElse() == Cur;
+    if (const auto *For = dyn_cast<ForStmt>(Parent))
+      return For->getBody() == Cur;
+    if (const auto *For = dyn_cast<CXXForRangeStmt>(Parent))
+      return For->getBody() == Cur;
+    if (const auto *While = dyn_cast<WhileStmt>(Parent))
+      return While->getBody() == Cur;
+    if (const auto *Do = dyn_cast<DoStmt>(Parent))
+      return Do->getBody() == Cur;
+    return false;
+  }
+}
+
+/// Evaluates \p E as a constant bool, if it is one.
+std::optional<bool> evaluateBool(const Expr *E, const ASTContext &Ctx) {
+  if (!E || E->isValueDependent())
+    return std::nullopt;
+  bool Value;
+  if (!E->EvaluateAsBooleanCondition(Value, Ctx))
+    return std::nullopt;
+  return Value;
+}
+
+/// A name for a loop variable that does not clash with an identifier of
+/// \p Context.
+std::string freshName(llvm::StringRef Base, llvm::StringRef Context) {
+  llvm::StringSet<> Used;
+  llvm::StringRef Rest = Context;
+  while (!Rest.empty()) {
+    size_t Start = Rest.find_if([](char C) { return isAsciiIdentifierStart(C); });
+    if (Start == llvm::StringRef::npos)
+      break;
+    Rest = Rest.drop_front(Start);
+    size_t Len = Rest.find_if_not(
+        [](char C) { return isAsciiIdentifierContinue(C); });
+    Used.insert(Rest.take_front(Len));
+    Rest = Rest.drop_front(std::min(Len, Rest.size()));
+  }
+  std::string Name = Base.str();
+  while (Used.contains(Name))
+    Name += "_";
+  return Name;
+}
+
+} // namespace
+
+ZeroGradCheck::ZeroGradCheck(StringRef Name, ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context),
+      IncludeModules(Options.get("IncludeModules", true)),
+      ManualLoops(Options.get("ManualLoops", true)),
+      VersionGuard(Options.get("VersionGuard", true)),
+      TorchVersion(Options.get("TorchVersion", "").str()) {
+  if (!TorchVersion.empty() && !utils::parseTorchVersion(TorchVersion))
+    configurationDiag("invalid TorchVersion '%0' for check '%1': expected "
+                      "MAJOR.MINOR such as 1.13")
+        << TorchVersion << Name;
+}
+
+void ZeroGradCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "IncludeModules", IncludeModules);
+  Options.store(Opts, "ManualLoops", ManualLoops);
+  Options.store(Opts, "VersionGuard", VersionGuard);
+  Options.store(Opts, "TorchVersion", TorchVersion);
+}
+
+void ZeroGradCheck::registerPPCallbacks(const SourceManager &,
+                                        Preprocessor *PP, Preprocessor *) {
+  this->PP = PP;
+}
+
+void ZeroGradCheck::registerMatchers(MatchFinder *Finder) {
+  auto ZeroGradMethod = cxxMethodDecl(hasAnyName(
+      "::torch::optim::Optimizer::zero_grad", "::torch::nn::Module::zero_grad"));
+  Finder->addMatcher(
+      cxxMemberCallExpr(callee(ZeroGradMethod.bind("method")),
+                        unless(isInTemplateInstantiation()))
+          .bind("call"),
+      this);
+
+  if (!ManualLoops)
+    return;
+  auto TensorClass =
+      cxxRecordDecl(hasAnyName("::at::Tensor", "::at::TensorBase"));
+  auto GradAccess =
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("grad", "mutable_grad"),
+                                             ofClass(TensorClass))))
+          .bind("gradAccess");
+  auto Loop = stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()));
+  Finder->addMatcher(
+      cxxMemberCallExpr(
+          callee(cxxMethodDecl(hasName("zero_"), ofClass(TensorClass))),
+          on(ignoringImplicit(GradAccess)), hasAncestor(Loop),
+          unless(isInTemplateInstantiation()))
+          .bind("manualZero"),
+      this);
+}
+
+void ZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
+  if (const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("call")) {
+    checkZeroGradCall(Call, Result.Nodes.getNodeAs<CXXMethodDecl>("method"),
+                      Result);
+    return;
+  }
+  if (const auto *Zero =
+          Result.Nodes.getNodeAs<CXXMemberCallExpr>("manualZero"))
+    checkManualZero(Zero,
+                    Result.Nodes.getNodeAs<CXXMemberCallExpr>("gradAccess"),
+                    Result);
+}
+
+void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
+                                      const CXXMethodDecl *Method,
+                                      const MatchFinder::MatchResult &Result) {
+  const SourceManager &SM = *Result.SourceManager;
+  ASTContext &Ctx = *Result.Context;
+  if (utils::isInLibTorchHeader(Call->getBeginLoc(), SM))
+    return;
+  const bool IsModule = Method->getParent()->getName() == "Module";
+  if (IsModule && !IncludeModules)
+    return;
+
+  // What the call does, read from the declaration it binds to.
+  ZeroFillKind Kind;
+  std::optional<bool> DefaultSetToNone;
+  if (Method->getNumParams() == 0) {
+    Kind = ZeroFillKind::NoParameter;
+  } else {
+    if (const ParmVarDecl *Param = Method->getParamDecl(0);
+        Param->hasDefaultArg() && !Param->hasUnparsedDefaultArg() &&
+        !Param->hasUninstantiatedDefaultArg())
+      DefaultSetToNone = evaluateBool(Param->getDefaultArg(), Ctx);
+    if (Call->getNumArgs() == 0)
+      return;
+    const Expr *Arg = Call->getArg(0);
+    if (isa<CXXDefaultArgExpr>(Arg)) {
+      if (!DefaultSetToNone || *DefaultSetToNone)
+        return;
+      Kind = ZeroFillKind::DefaultFalse;
+    } else {
+      std::optional<bool> SetToNone = evaluateBool(Arg, Ctx);
+      // A runtime value may be chosen on purpose: stay silent.
+      if (!SetToNone || *SetToNone)
+        return;
+      Kind = ZeroFillKind::ExplicitFalse;
+    }
+  }
+
+  // The version in use: the headers', else the option, else what the
+  // declaration's shape implies.
+  std::optional<utils::TorchVersion> Version =
+      PP ? utils::readTorchVersion(*PP) : std::nullopt;
+  const bool VersionFromHeaders = Version.has_value();
+  if (!Version && !TorchVersion.empty())
+    Version = utils::parseTorchVersion(TorchVersion);
+  std::string VersionText =
+      Version ? "LibTorch " + Version->str() : std::string("this LibTorch");
+
+  const char *What = IsModule ? "module" : "optimizer";
+  std::string Message;
+  if (Kind == ZeroFillKind::ExplicitFalse)
+    Message = "'zero_grad(false)' zero-fills every gradient; reset the "
+              "gradients instead so backward() writes them without a memset";
+  else if (IsModule)
+    Message = std::string(What) + " 'zero_grad()' zero-fills every gradient "
+              "on " + VersionText + "; pass set_to_none=true so backward() "
+              "writes them without a memset";
+  else
+    Message = std::string(What) + " 'zero_grad()' zero-fills every gradient "
+              "on " + VersionText + "; reset the gradients instead so "
+              "backward() writes them without a memset";
+
+  // Reasons not to offer a fix-it.
+  std::string NoFix;
+  const LangOptions &LangOpts = getLangOpts();
+  if (Call->getBeginLoc().isMacroID() || Call->getEndLoc().isMacroID())
+    NoFix = "the call is in a macro expansion";
+  else if (const Stmt *Read = findGradReadBeforeBackward(Call, Ctx))
+    NoFix = "the gradients are read at line " +
+            std::to_string(SM.getExpansionLineNumber(Read->getBeginLoc())) +
+            " before the next backward()";
+  else if (Kind == ZeroFillKind::NoParameter && !isStatementOfItsOwn(Call, Ctx))
+    NoFix = "the call is not a statement of its own";
+
+  if (!NoFix.empty()) {
+    diag(Call->getExprLoc(), "%0; no fix-it: %1") << Message << NoFix;
+    return;
+  }
+
+  auto Diag = diag(Call->getExprLoc(), "%0") << Message;
+  if (Kind == ZeroFillKind::ExplicitFalse) {
+    // With a default that resets, drop the argument; otherwise say true.
+    const Expr *Arg = Call->getArg(0);
+    CharSourceRange ArgRange =
+        CharSourceRange::getTokenRange(Arg->getSourceRange());
+    if (DefaultSetToNone.value_or(false))
+      Diag << FixItHint::CreateRemoval(ArgRange);
+    else
+      Diag << FixItHint::CreateReplacement(ArgRange, "true");
+    return;
+  }
+  if (Kind == ZeroFillKind::DefaultFalse) {
+    Diag << FixItHint::CreateInsertion(Call->getRParenLoc(),
+                                       "/*set_to_none=*/true");
+    return;
+  }
+
+  // Optimizer::zero_grad() without a set_to_none parameter (LibTorch 1.x):
+  // reset each parameter's gradient by hand.
+  const auto *ME = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParens());
+  if (!ME)
+    return;
+  CharSourceRange BaseRange =
+      CharSourceRange::getTokenRange(ME->getBase()->getSourceRange());
+  if (ME->isImplicitAccess() || BaseRange.isInvalid())
+    return;
+  std::string Object =
+      Lexer::getSourceText(BaseRange, SM, LangOpts).str() +
+      (ME->isArrow() ? "->" : ".");
+  SourceLocation AfterSemi = Lexer::findLocationAfterToken(
+      Call->getEndLoc(), tok::semi, SM, LangOpts,
+      /*SkipTrailingWhitespaceAndNewLine=*/false);
+  if (AfterSemi.isInvalid())
+    return;
+  std::string Group = freshName("group", Object);
+  std::string Param = freshName("param", Object);
+
+  // Is the statement alone on its line? Then a version guard can wrap it.
+  SourceLocation Begin = Call->getBeginLoc();
+  FileID FID = SM.getFileID(Begin);
+  unsigned Col = SM.getSpellingColumnNumber(Begin);
+  SourceLocation LineStart = Begin.getLocWithOffset(-(int)(Col - 1));
+  llvm::StringRef Indent = Lexer::getSourceText(
+      CharSourceRange::getCharRange(LineStart, Begin), SM, LangOpts);
+  llvm::StringRef Buffer = SM.getBufferData(FID);
+  llvm::StringRef Tail =
+      Buffer.drop_front(SM.getFileOffset(AfterSemi)).split('\n').first.trim();
+  const bool AloneOnLine =
+      Indent.trim().empty() && (Tail.empty() || Tail.starts_with("//"));
+
+  std::string Loop = "for (auto &" + Group + " : " + Object +
+                     "param_groups())";
+  std::string Body = "for (auto &" + Param + " : " + Group + ".params())";
+  std::string Reset = Param + ".mutable_grad().reset();";
+  if (VersionGuard && VersionFromHeaders && AloneOnLine) {
+    std::string CallText = Lexer::getSourceText(
+                               CharSourceRange::getTokenRange(
+                                   Call->getSourceRange()),
+                               SM, LangOpts)
+                               .str();
+    std::string Text = "#if TORCH_VERSION_MAJOR >= 2\n" + Indent.str() +
+                       CallText + ";\n#else\n" + Indent.str() + Loop + "\n" +
+                       Indent.str() + "  " + Body + "\n" + Indent.str() +
+                       "    " + Reset + "\n#endif";
+    Diag << FixItHint::CreateReplacement(
+        CharSourceRange::getCharRange(LineStart, AfterSemi), Text);
+    return;
+  }
+  Diag << FixItHint::CreateReplacement(
+      CharSourceRange::getCharRange(Begin, AfterSemi),
+      Loop + " " + Body + " " + Reset);
+}
+
+void ZeroGradCheck::checkManualZero(const CXXMemberCallExpr *ZeroCall,
+                                    const CXXMemberCallExpr *GradAccess,
+                                    const MatchFinder::MatchResult &Result) {
+  const SourceManager &SM = *Result.SourceManager;
+  ASTContext &Ctx = *Result.Context;
+  if (utils::isInLibTorchHeader(ZeroCall->getBeginLoc(), SM))
+    return;
+
+  const char *Message =
+      "zeroing a gradient in place costs a memset per parameter every step; "
+      "reset it with 'mutable_grad().reset()' so backward() writes it directly";
+  std::string NoFix;
+  if (ZeroCall->getBeginLoc().isMacroID() || ZeroCall->getEndLoc().isMacroID())
+    NoFix = "the call is in a macro expansion";
+  else if (!isStatementOfItsOwn(ZeroCall, Ctx))
+    NoFix = "the result of 'zero_()' is used";
+  else if (const Stmt *Read = findGradReadBeforeBackward(ZeroCall, Ctx))
+    NoFix = "the gradient is read at line " +
+            std::to_string(SM.getExpansionLineNumber(Read->getBeginLoc())) +
+            " before the next backward()";
+  if (!NoFix.empty()) {
+    diag(ZeroCall->getExprLoc(), "%0; no fix-it: %1") << Message << NoFix;
+    return;
+  }
+
+  auto Diag = diag(ZeroCall->getExprLoc(), "%0") << Message;
+  const auto *GradME = dyn_cast<MemberExpr>(GradAccess->getCallee());
+  if (!GradME)
+    return;
+  if (GradME->getMemberDecl()->getName() == "grad")
+    Diag << FixItHint::CreateReplacement(
+        CharSourceRange::getTokenRange(GradME->getMemberLoc()),
+        "mutable_grad");
+  Diag << FixItHint::CreateReplacement(
+      CharSourceRange::getTokenRange(ZeroCall->getExprLoc()), "reset");
+}
+
+} // namespace clang::tidy::torch

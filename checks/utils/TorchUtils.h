@@ -1,0 +1,47 @@
+//===--- TorchUtils.h - libtorch-tidy ---------------------------*- C++ -*-===//
+//
+// Facts about LibTorch that several checks need: where its headers are and
+// which version the translation unit is built against.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_TORCHUTILS_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_TORCHUTILS_H
+
+#include "clang/Basic/SourceLocation.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+#include <string>
+
+namespace clang {
+class Preprocessor;
+} // namespace clang
+
+namespace clang::tidy::torch::utils {
+
+struct TorchVersion {
+  unsigned Major = 0;
+  unsigned Minor = 0;
+
+  bool atLeast(unsigned Maj, unsigned Min) const {
+    return Major > Maj || (Major == Maj && Minor >= Min);
+  }
+  std::string str() const;
+};
+
+/// Parses "1.13", "2" or "2.1.0"; std::nullopt for anything else.
+std::optional<TorchVersion> parseTorchVersion(llvm::StringRef Text);
+
+/// Reads TORCH_VERSION_MAJOR/MINOR as defined at this point of the
+/// preprocessor (the end of the translation unit when checks run).
+std::optional<TorchVersion> readTorchVersion(const Preprocessor &PP);
+
+/// True when \p Loc (its expansion, for macros) lies in a header of LibTorch
+/// itself: a system header, or a file under a torch/csrc, ATen or c10
+/// directory. Checks never report there.
+bool isInLibTorchHeader(SourceLocation Loc, const SourceManager &SM);
+
+} // namespace clang::tidy::torch::utils
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_TORCHUTILS_H
