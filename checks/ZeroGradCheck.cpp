@@ -64,10 +64,27 @@ bool isGradRead(const Stmt *S) {
   return isTensorMethod(M, "grad") || isTensorMethod(M, "mutable_grad");
 }
 
+/// True for a gradient access that only overwrites the gradient:
+/// `p.mutable_grad().reset()` or `p.mutable_grad() = ...`.
+bool isGradOverwrite(const Stmt *S) {
+  const Expr *Target = nullptr;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+    if (isTensorMethod(MC->getMethodDecl(), "reset"))
+      Target = MC->getImplicitObjectArgument();
+  } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
+    if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+      Target = Op->getArg(0);
+  }
+  if (!Target)
+    return false;
+  return isTensorMethod(calledMethod(Target->IgnoreImplicit()),
+                        "mutable_grad");
+}
+
 /// The first gradient read or backward() call in \p S, in evaluation order
 /// as far as the AST tells it.
 const Stmt *firstGradEvent(const Stmt *S) {
-  if (!S)
+  if (!S || isGradOverwrite(S))
     return nullptr;
   if (isBackwardCall(S) || isGradRead(S))
     return S;
@@ -313,14 +330,22 @@ void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
 
   auto Diag = diag(Call->getExprLoc(), "%0") << Message;
   if (Kind == ZeroFillKind::ExplicitFalse) {
-    // With a default that resets, drop the argument; otherwise say true.
+    // With a default that resets, empty the parentheses (comments too);
+    // otherwise say true.
     const Expr *Arg = Call->getArg(0);
-    CharSourceRange ArgRange =
-        CharSourceRange::getTokenRange(Arg->getSourceRange());
-    if (DefaultSetToNone.value_or(false))
-      Diag << FixItHint::CreateRemoval(ArgRange);
-    else
-      Diag << FixItHint::CreateReplacement(ArgRange, "true");
+    if (!DefaultSetToNone.value_or(false)) {
+      Diag << FixItHint::CreateReplacement(
+          CharSourceRange::getTokenRange(Arg->getSourceRange()), "true");
+      return;
+    }
+    const auto *Callee = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParens());
+    std::optional<Token> LParen =
+        Callee ? Lexer::findNextToken(Callee->getMemberLoc(), SM, LangOpts)
+               : std::nullopt;
+    if (!LParen || !LParen->is(tok::l_paren))
+      return;
+    Diag << FixItHint::CreateRemoval(
+        CharSourceRange::getCharRange(LParen->getEndLoc(), Call->getRParenLoc()));
     return;
   }
   if (Kind == ZeroFillKind::DefaultFalse) {

@@ -1,0 +1,2 @@
+#pragma once
+// A LibTorch whose headers say nothing of the version.

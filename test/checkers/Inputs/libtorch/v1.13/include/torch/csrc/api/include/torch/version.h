@@ -1,0 +1,5 @@
+#pragma once
+#define TORCH_VERSION_MAJOR 1
+#define TORCH_VERSION_MINOR 13
+#define TORCH_VERSION_PATCH 0
+#define TORCH_VERSION "1.13.0"

@@ -1,0 +1,5 @@
+#pragma once
+#define TORCH_VERSION_MAJOR 2
+#define TORCH_VERSION_MINOR 1
+#define TORCH_VERSION_PATCH 0
+#define TORCH_VERSION "2.1.0"

@@ -1,0 +1,2 @@
+// Precompiled once for the whole integration suite.
+#include <torch/torch.h>

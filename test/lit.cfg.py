@@ -1,0 +1,65 @@
+# lit configuration for the libtorch-tidy test suites.
+import os
+import shlex
+
+import lit.formats
+
+
+# lit finds this file from the source tree; the build's paths come from the
+# lit.site.cfg.py that CMake generates, named by --param config_site.
+if not hasattr(config, "torch_tidy_src_root"):
+    site = lit_config.params.get("config_site")
+    if not site:
+        lit_config.fatal("run through ctest, or pass --param config_site=BUILD/test/lit.site.cfg.py")
+    lit_config.load_config(config, site)
+else:
+    config.name = "libtorch-tidy"
+    config.test_format = lit.formats.ShTest(execute_external=False)
+    config.suffixes = [".cpp", ".test"]
+    config.excludes = ["Inputs", "check_torch_tidy.py"]
+    config.test_source_root = os.path.dirname(__file__)
+    config.test_exec_root = os.path.join(config.torch_tidy_obj_root, "test")
+    config.environment["PATH"] = os.pathsep.join(
+        [config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+
+    src = config.torch_tidy_src_root
+    mock = os.path.join(src, "test", "checkers", "Inputs", "libtorch")
+
+
+    def mock_flags(version, system=True):
+        flag = "-isystem" if system else "-I"
+        roots = [os.path.join(mock, version, "include", "torch", "csrc", "api", "include"),
+                 os.path.join(mock, "common", "include"),
+                 os.path.join(mock, "common", "include", "torch", "csrc", "api", "include")]
+        return "-std=c++17 " + " ".join("%s %s" % (flag, shlex.quote(r)) for r in roots)
+
+
+    runner = "%s %s --plugin %s --driver %s --clang-tidy %s --filecheck %s --cxx %s" % (
+        shlex.quote(config.python_executable),
+        shlex.quote(os.path.join(src, "test", "check_torch_tidy.py")),
+        shlex.quote(config.plugin), shlex.quote(config.driver),
+        shlex.quote(config.clang_tidy),
+        shlex.quote(os.path.join(config.llvm_tools_dir, "FileCheck")),
+        shlex.quote(config.cxx))
+
+    config.substitutions.append(("%check_torch_tidy", runner))
+    config.substitutions.append(("%torch_mock_1_13_user", mock_flags("v1.13", system=False)))
+    config.substitutions.append(("%torch_mock_1_13", mock_flags("v1.13")))
+    config.substitutions.append(("%torch_mock_2", mock_flags("v2.1")))
+    config.substitutions.append(("%torch_mock_none", mock_flags("unversioned")))
+    config.substitutions.append(("%plugin", shlex.quote(config.plugin)))
+    config.substitutions.append(("%driver", shlex.quote(config.driver)))
+    config.substitutions.append(("%clang_tidy_other", shlex.quote(config.clang_tidy_other)))
+    config.substitutions.append(("%clang_tidy", shlex.quote(config.clang_tidy)))
+    config.substitutions.append(("%cxx", shlex.quote(config.cxx)))
+    config.substitutions.append(("%examples", shlex.quote(os.path.join(src, "examples"))))
+    config.substitutions.append(("%python", shlex.quote(config.python_executable)))
+
+    # The real LibTorch headers, parsed through a shared precompiled header.
+    if config.torch_pch and os.path.exists(config.torch_pch):
+        config.available_features.add("real-libtorch")
+        config.substitutions.append(
+            ("%torch_real", "%s -include-pch %s" % (config.torch_flags, shlex.quote(config.torch_pch))))
+        config.substitutions.append(("%torch_link", config.torch_link))
+    if config.clang_tidy_other and os.path.exists(config.clang_tidy_other):
+        config.available_features.add("clang-tidy-other")
