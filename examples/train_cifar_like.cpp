@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
   Net model;
   model->to(device);
   torch::optim::SGD optimizer(model->parameters(),
-                              torch::optim::SGDOptions(0.05).momentum(0.9));
+                              torch::optim::SGDOptions(0.01).momentum(0.9));
 
   size_t train_size = static_cast<size_t>(opts.BatchesPerEpoch * opts.BatchSize);
   auto train_loader = torch::data::make_data_loader(
