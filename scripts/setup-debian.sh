@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what libtorch-tidy needs on Debian bookworm (run as root).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+packages=(
+  cmake ninja-build g++ python3
+  clang-19 clang-tools-19 clang-tidy-19 libclang-19-dev libclang-cpp19-dev
+  llvm-19-dev llvm-19-tools
+  libtorch-dev
+  # A clang-tidy of another major version: the plugin must refuse it.
+  clang-tidy-14
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "setup: all packages present"

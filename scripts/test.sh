@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Builds, then runs every test suite through ctest (lit suites: checkers on
+# mock headers, driver, integration on the real LibTorch headers).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+start=$(date +%s)
+"$root/scripts/build.sh"
+cd "$build"
+ctest --output-on-failure "$@"
+echo "test.sh: done in $(( $(date +%s) - start )) s"
