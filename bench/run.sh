@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Builds and runs the benchmarks; each prints its own ratios.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+"$root/scripts/build.sh" >/dev/null
+echo "== torch-zero-grad: zero-filled vs reset gradients =="
+"$build/bench/bench_zero_grad" "$@"
