@@ -2,10 +2,11 @@
 //
 // Zero-filling gradients costs a memset per parameter every step, and the
 // next backward() then accumulates into them instead of writing them.
-// Resetting them (set_to_none) skips both. Whether a bare zero_grad() zero-fills
-// depends on the LibTorch version, so the check reads the behaviour from the
-// declaration the call binds to (its parameter and default argument), and the
-// version from TORCH_VERSION_MAJOR/MINOR for messages and guarded fix-its.
+// Resetting them (set_to_none) skips both. Whether a bare zero_grad()
+// zero-fills depends on the LibTorch version, so the check reads the behaviour
+// from the declaration the call binds to (its parameter and default argument),
+// and the version from TORCH_VERSION_MAJOR/MINOR for messages and guarded
+// fix-its.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,8 +78,7 @@ bool isGradOverwrite(const Stmt *S) {
   }
   if (!Target)
     return false;
-  return isTensorMethod(calledMethod(Target->IgnoreImplicit()),
-                        "mutable_grad");
+  return isTensorMethod(calledMethod(Target->IgnoreImplicit()), "mutable_grad");
 }
 
 /// The first gradient read or backward() call in \p S, in evaluation order
@@ -169,12 +169,13 @@ std::string freshName(llvm::StringRef Base, llvm::StringRef Context) {
   llvm::StringSet<> Used;
   llvm::StringRef Rest = Context;
   while (!Rest.empty()) {
-    size_t Start = Rest.find_if([](char C) { return isAsciiIdentifierStart(C); });
+    size_t Start =
+        Rest.find_if([](char C) { return isAsciiIdentifierStart(C); });
     if (Start == llvm::StringRef::npos)
       break;
     Rest = Rest.drop_front(Start);
-    size_t Len = Rest.find_if_not(
-        [](char C) { return isAsciiIdentifierContinue(C); });
+    size_t Len =
+        Rest.find_if_not([](char C) { return isAsciiIdentifierContinue(C); });
     Used.insert(Rest.take_front(Len));
     Rest = Rest.drop_front(std::min(Len, Rest.size()));
   }
@@ -205,19 +206,19 @@ void ZeroGradCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "TorchVersion", TorchVersion);
 }
 
-void ZeroGradCheck::registerPPCallbacks(const SourceManager &,
-                                        Preprocessor *PP, Preprocessor *) {
+void ZeroGradCheck::registerPPCallbacks(const SourceManager &, Preprocessor *PP,
+                                        Preprocessor *) {
   this->PP = PP;
 }
 
 void ZeroGradCheck::registerMatchers(MatchFinder *Finder) {
-  auto ZeroGradMethod = cxxMethodDecl(hasAnyName(
-      "::torch::optim::Optimizer::zero_grad", "::torch::nn::Module::zero_grad"));
-  Finder->addMatcher(
-      cxxMemberCallExpr(callee(ZeroGradMethod.bind("method")),
-                        unless(isInTemplateInstantiation()))
-          .bind("call"),
-      this);
+  auto ZeroGradMethod =
+      cxxMethodDecl(hasAnyName("::torch::optim::Optimizer::zero_grad",
+                               "::torch::nn::Module::zero_grad"));
+  Finder->addMatcher(cxxMemberCallExpr(callee(ZeroGradMethod.bind("method")),
+                                       unless(isInTemplateInstantiation()))
+                         .bind("call"),
+                     this);
 
   if (!ManualLoops)
     return;
@@ -245,9 +246,8 @@ void ZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
   }
   if (const auto *Zero =
           Result.Nodes.getNodeAs<CXXMemberCallExpr>("manualZero"))
-    checkManualZero(Zero,
-                    Result.Nodes.getNodeAs<CXXMemberCallExpr>("gradAccess"),
-                    Result);
+    checkManualZero(
+        Zero, Result.Nodes.getNodeAs<CXXMemberCallExpr>("gradAccess"), Result);
 }
 
 void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
@@ -303,12 +303,18 @@ void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
     Message = "'zero_grad(false)' zero-fills every gradient; reset the "
               "gradients instead so backward() writes them without a memset";
   else if (IsModule)
-    Message = std::string(What) + " 'zero_grad()' zero-fills every gradient "
-              "on " + VersionText + "; pass set_to_none=true so backward() "
+    Message = std::string(What) +
+              " 'zero_grad()' zero-fills every gradient "
+              "on " +
+              VersionText +
+              "; pass set_to_none=true so backward() "
               "writes them without a memset";
   else
-    Message = std::string(What) + " 'zero_grad()' zero-fills every gradient "
-              "on " + VersionText + "; reset the gradients instead so "
+    Message = std::string(What) +
+              " 'zero_grad()' zero-fills every gradient "
+              "on " +
+              VersionText +
+              "; reset the gradients instead so "
               "backward() writes them without a memset";
 
   // Reasons not to offer a fix-it.
@@ -338,14 +344,15 @@ void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
           CharSourceRange::getTokenRange(Arg->getSourceRange()), "true");
       return;
     }
-    const auto *Callee = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParens());
+    const auto *Callee =
+        dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParens());
     std::optional<Token> LParen =
         Callee ? Lexer::findNextToken(Callee->getMemberLoc(), SM, LangOpts)
                : std::nullopt;
     if (!LParen || !LParen->is(tok::l_paren))
       return;
-    Diag << FixItHint::CreateRemoval(
-        CharSourceRange::getCharRange(LParen->getEndLoc(), Call->getRParenLoc()));
+    Diag << FixItHint::CreateRemoval(CharSourceRange::getCharRange(
+        LParen->getEndLoc(), Call->getRParenLoc()));
     return;
   }
   if (Kind == ZeroFillKind::DefaultFalse) {
@@ -363,12 +370,11 @@ void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
       CharSourceRange::getTokenRange(ME->getBase()->getSourceRange());
   if (ME->isImplicitAccess() || BaseRange.isInvalid())
     return;
-  std::string Object =
-      Lexer::getSourceText(BaseRange, SM, LangOpts).str() +
-      (ME->isArrow() ? "->" : ".");
-  SourceLocation AfterSemi = Lexer::findLocationAfterToken(
-      Call->getEndLoc(), tok::semi, SM, LangOpts,
-      /*SkipTrailingWhitespaceAndNewLine=*/false);
+  std::string Object = Lexer::getSourceText(BaseRange, SM, LangOpts).str() +
+                       (ME->isArrow() ? "->" : ".");
+  SourceLocation AfterSemi =
+      Lexer::findLocationAfterToken(Call->getEndLoc(), tok::semi, SM, LangOpts,
+                                    /*SkipTrailingWhitespaceAndNewLine=*/false);
   if (AfterSemi.isInvalid())
     return;
   std::string Group = freshName("group", Object);
@@ -387,15 +393,13 @@ void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
   const bool AloneOnLine =
       Indent.trim().empty() && (Tail.empty() || Tail.starts_with("//"));
 
-  std::string Loop = "for (auto &" + Group + " : " + Object +
-                     "param_groups())";
+  std::string Loop = "for (auto &" + Group + " : " + Object + "param_groups())";
   std::string Body = "for (auto &" + Param + " : " + Group + ".params())";
   std::string Reset = Param + ".mutable_grad().reset();";
   if (VersionGuard && VersionFromHeaders && AloneOnLine) {
-    std::string CallText = Lexer::getSourceText(
-                               CharSourceRange::getTokenRange(
-                                   Call->getSourceRange()),
-                               SM, LangOpts)
+    std::string CallText = Lexer::getSourceText(CharSourceRange::getTokenRange(
+                                                    Call->getSourceRange()),
+                                                SM, LangOpts)
                                .str();
     std::string Text = "#if TORCH_VERSION_MAJOR >= 2\n" + Indent.str() +
                        CallText + ";\n#else\n" + Indent.str() + Loop + "\n" +
@@ -441,8 +445,7 @@ void ZeroGradCheck::checkManualZero(const CXXMemberCallExpr *ZeroCall,
     return;
   if (GradME->getMemberDecl()->getName() == "grad")
     Diag << FixItHint::CreateReplacement(
-        CharSourceRange::getTokenRange(GradME->getMemberLoc()),
-        "mutable_grad");
+        CharSourceRange::getTokenRange(GradME->getMemberLoc()), "mutable_grad");
   Diag << FixItHint::CreateReplacement(
       CharSourceRange::getTokenRange(ZeroCall->getExprLoc()), "reset");
 }

@@ -76,7 +76,8 @@ __attribute__((constructor)) void registerTorchModule() {
                     LIBTORCH_TIDY_LLVM_MAJOR, Host, LIBTORCH_TIDY_LLVM_MAJOR);
     refuse(Text);
   }
-  static clang::tidy::ClangTidyModuleRegistry::Add<clang::tidy::torch::TorchModule>
+  static clang::tidy::ClangTidyModuleRegistry::Add<
+      clang::tidy::torch::TorchModule>
       Registration(clang::tidy::torch::ModuleName,
                    clang::tidy::torch::ModuleDescription);
 }

@@ -7,5 +7,5 @@ build=${BUILD_DIR:-$root/build}
 start=$(date +%s)
 "$root/scripts/build.sh"
 cd "$build"
-ctest --output-on-failure "$@"
+ctest --output-on-failure -j "$(nproc)" "$@"
 echo "test.sh: done in $(( $(date +%s) - start )) s"
