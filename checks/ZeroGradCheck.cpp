@@ -250,6 +250,86 @@ void ZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
         Zero, Result.Nodes.getNodeAs<CXXMemberCallExpr>("gradAccess"), Result);
 }
 
+/// Why a fix-it for \p Call would be unsafe; empty when none is known.
+static std::string unsafeFixReason(const Expr *Call, ASTContext &Ctx,
+                                   const SourceManager &SM) {
+  if (Call->getBeginLoc().isMacroID() || Call->getEndLoc().isMacroID())
+    return "the call is in a macro expansion";
+  if (const Stmt *Read = findGradReadBeforeBackward(Call, Ctx))
+    return "the gradients are read at line " +
+           std::to_string(SM.getExpansionLineNumber(Read->getBeginLoc())) +
+           " before the next backward()";
+  return "";
+}
+
+/// `zero_grad(false)` -> `zero_grad()`, comments in the parentheses included.
+static std::optional<FixItHint> emptyParentheses(const CXXMemberCallExpr *Call,
+                                                 const SourceManager &SM,
+                                                 const LangOptions &LangOpts) {
+  const auto *Callee = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParens());
+  if (!Callee)
+    return std::nullopt;
+  std::optional<Token> LParen =
+      Lexer::findNextToken(Callee->getMemberLoc(), SM, LangOpts);
+  if (!LParen || !LParen->is(tok::l_paren))
+    return std::nullopt;
+  return FixItHint::CreateRemoval(
+      CharSourceRange::getCharRange(LParen->getEndLoc(), Call->getRParenLoc()));
+}
+
+std::optional<FixItHint>
+ZeroGradCheck::manualResetFix(const CXXMemberCallExpr *Call,
+                              bool VersionFromHeaders, const SourceManager &SM,
+                              ASTContext &Ctx) const {
+  const LangOptions &LangOpts = getLangOpts();
+  const auto *ME = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParens());
+  if (!ME || ME->isImplicitAccess() || !isStatementOfItsOwn(Call, Ctx))
+    return std::nullopt;
+  CharSourceRange BaseRange =
+      CharSourceRange::getTokenRange(ME->getBase()->getSourceRange());
+  SourceLocation AfterSemi =
+      Lexer::findLocationAfterToken(Call->getEndLoc(), tok::semi, SM, LangOpts,
+                                    /*SkipTrailingWhitespaceAndNewLine=*/false);
+  if (BaseRange.isInvalid() || AfterSemi.isInvalid())
+    return std::nullopt;
+  std::string Object = Lexer::getSourceText(BaseRange, SM, LangOpts).str() +
+                       (ME->isArrow() ? "->" : ".");
+  std::string Group = freshName("group", Object);
+  std::string Param = freshName("param", Object);
+  std::string Loop = "for (auto &" + Group + " : " + Object + "param_groups())";
+  std::string Body = "for (auto &" + Param + " : " + Group + ".params())";
+  std::string Reset = Param + ".mutable_grad().reset();";
+
+  // A statement alone on its line can be wrapped in a version guard that
+  // keeps the plain call for LibTorch 2.x.
+  SourceLocation Begin = Call->getBeginLoc();
+  unsigned Col = SM.getSpellingColumnNumber(Begin);
+  SourceLocation LineStart = Begin.getLocWithOffset(-(int)(Col - 1));
+  llvm::StringRef Indent = Lexer::getSourceText(
+      CharSourceRange::getCharRange(LineStart, Begin), SM, LangOpts);
+  llvm::StringRef Tail = SM.getBufferData(SM.getFileID(Begin))
+                             .drop_front(SM.getFileOffset(AfterSemi))
+                             .split('\n')
+                             .first.trim();
+  const bool AloneOnLine =
+      Indent.trim().empty() && (Tail.empty() || Tail.starts_with("//"));
+  if (!VersionGuard || !VersionFromHeaders || !AloneOnLine)
+    return FixItHint::CreateReplacement(
+        CharSourceRange::getCharRange(Begin, AfterSemi),
+        Loop + " " + Body + " " + Reset);
+
+  std::string CallText =
+      Lexer::getSourceText(
+          CharSourceRange::getTokenRange(Call->getSourceRange()), SM, LangOpts)
+          .str();
+  std::string I = Indent.str();
+  std::string Text = "#if TORCH_VERSION_MAJOR >= 2\n" + I + CallText +
+                     ";\n#else\n" + I + Loop + "\n" + I + "  " + Body + "\n" +
+                     I + "    " + Reset + "\n#endif";
+  return FixItHint::CreateReplacement(
+      CharSourceRange::getCharRange(LineStart, AfterSemi), Text);
+}
+
 void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
                                       const CXXMethodDecl *Method,
                                       const MatchFinder::MatchResult &Result) {
@@ -287,131 +367,57 @@ void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
     }
   }
 
-  // The version in use: the headers', else the option, else what the
-  // declaration's shape implies.
+  // The version in use: the headers', else the option.
   std::optional<utils::TorchVersion> Version =
       PP ? utils::readTorchVersion(*PP) : std::nullopt;
   const bool VersionFromHeaders = Version.has_value();
   if (!Version && !TorchVersion.empty())
     Version = utils::parseTorchVersion(TorchVersion);
-  std::string VersionText =
-      Version ? "LibTorch " + Version->str() : std::string("this LibTorch");
+  const std::string VersionText =
+      Version ? "LibTorch " + Version->str() : "this LibTorch";
 
-  const char *What = IsModule ? "module" : "optimizer";
   std::string Message;
   if (Kind == ZeroFillKind::ExplicitFalse)
     Message = "'zero_grad(false)' zero-fills every gradient; reset the "
-              "gradients instead so backward() writes them without a memset";
+              "gradients instead";
   else if (IsModule)
-    Message = std::string(What) +
-              " 'zero_grad()' zero-fills every gradient "
-              "on " +
-              VersionText +
-              "; pass set_to_none=true so backward() "
-              "writes them without a memset";
+    Message = "module 'zero_grad()' zero-fills every gradient on " +
+              VersionText + "; pass set_to_none=true";
   else
-    Message = std::string(What) +
-              " 'zero_grad()' zero-fills every gradient "
-              "on " +
-              VersionText +
-              "; reset the gradients instead so "
-              "backward() writes them without a memset";
+    Message = "optimizer 'zero_grad()' zero-fills every gradient on " +
+              VersionText + "; reset the gradients instead";
+  Message += " so backward() writes them without a memset";
 
-  // Reasons not to offer a fix-it.
-  std::string NoFix;
-  const LangOptions &LangOpts = getLangOpts();
-  if (Call->getBeginLoc().isMacroID() || Call->getEndLoc().isMacroID())
-    NoFix = "the call is in a macro expansion";
-  else if (const Stmt *Read = findGradReadBeforeBackward(Call, Ctx))
-    NoFix = "the gradients are read at line " +
-            std::to_string(SM.getExpansionLineNumber(Read->getBeginLoc())) +
-            " before the next backward()";
-  else if (Kind == ZeroFillKind::NoParameter && !isStatementOfItsOwn(Call, Ctx))
-    NoFix = "the call is not a statement of its own";
-
+  std::string NoFix = unsafeFixReason(Call, Ctx, SM);
+  std::optional<FixItHint> Fix;
+  if (NoFix.empty()) {
+    switch (Kind) {
+    case ZeroFillKind::ExplicitFalse:
+      // With a default that resets, drop the argument; otherwise say true.
+      Fix = DefaultSetToNone.value_or(false)
+                ? emptyParentheses(Call, SM, getLangOpts())
+                : FixItHint::CreateReplacement(
+                      CharSourceRange::getTokenRange(
+                          Call->getArg(0)->getSourceRange()),
+                      "true");
+      break;
+    case ZeroFillKind::DefaultFalse:
+      Fix = FixItHint::CreateInsertion(Call->getRParenLoc(),
+                                       "/*set_to_none=*/true");
+      break;
+    case ZeroFillKind::NoParameter:
+      // LibTorch 1.x has no set_to_none here: reset each gradient by hand.
+      Fix = manualResetFix(Call, VersionFromHeaders, SM, Ctx);
+      break;
+    }
+    if (!Fix)
+      NoFix = "the call is not a statement of its own";
+  }
   if (!NoFix.empty()) {
     diag(Call->getExprLoc(), "%0; no fix-it: %1") << Message << NoFix;
     return;
   }
-
-  auto Diag = diag(Call->getExprLoc(), "%0") << Message;
-  if (Kind == ZeroFillKind::ExplicitFalse) {
-    // With a default that resets, empty the parentheses (comments too);
-    // otherwise say true.
-    const Expr *Arg = Call->getArg(0);
-    if (!DefaultSetToNone.value_or(false)) {
-      Diag << FixItHint::CreateReplacement(
-          CharSourceRange::getTokenRange(Arg->getSourceRange()), "true");
-      return;
-    }
-    const auto *Callee =
-        dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParens());
-    std::optional<Token> LParen =
-        Callee ? Lexer::findNextToken(Callee->getMemberLoc(), SM, LangOpts)
-               : std::nullopt;
-    if (!LParen || !LParen->is(tok::l_paren))
-      return;
-    Diag << FixItHint::CreateRemoval(CharSourceRange::getCharRange(
-        LParen->getEndLoc(), Call->getRParenLoc()));
-    return;
-  }
-  if (Kind == ZeroFillKind::DefaultFalse) {
-    Diag << FixItHint::CreateInsertion(Call->getRParenLoc(),
-                                       "/*set_to_none=*/true");
-    return;
-  }
-
-  // Optimizer::zero_grad() without a set_to_none parameter (LibTorch 1.x):
-  // reset each parameter's gradient by hand.
-  const auto *ME = dyn_cast<MemberExpr>(Call->getCallee()->IgnoreParens());
-  if (!ME)
-    return;
-  CharSourceRange BaseRange =
-      CharSourceRange::getTokenRange(ME->getBase()->getSourceRange());
-  if (ME->isImplicitAccess() || BaseRange.isInvalid())
-    return;
-  std::string Object = Lexer::getSourceText(BaseRange, SM, LangOpts).str() +
-                       (ME->isArrow() ? "->" : ".");
-  SourceLocation AfterSemi =
-      Lexer::findLocationAfterToken(Call->getEndLoc(), tok::semi, SM, LangOpts,
-                                    /*SkipTrailingWhitespaceAndNewLine=*/false);
-  if (AfterSemi.isInvalid())
-    return;
-  std::string Group = freshName("group", Object);
-  std::string Param = freshName("param", Object);
-
-  // Is the statement alone on its line? Then a version guard can wrap it.
-  SourceLocation Begin = Call->getBeginLoc();
-  FileID FID = SM.getFileID(Begin);
-  unsigned Col = SM.getSpellingColumnNumber(Begin);
-  SourceLocation LineStart = Begin.getLocWithOffset(-(int)(Col - 1));
-  llvm::StringRef Indent = Lexer::getSourceText(
-      CharSourceRange::getCharRange(LineStart, Begin), SM, LangOpts);
-  llvm::StringRef Buffer = SM.getBufferData(FID);
-  llvm::StringRef Tail =
-      Buffer.drop_front(SM.getFileOffset(AfterSemi)).split('\n').first.trim();
-  const bool AloneOnLine =
-      Indent.trim().empty() && (Tail.empty() || Tail.starts_with("//"));
-
-  std::string Loop = "for (auto &" + Group + " : " + Object + "param_groups())";
-  std::string Body = "for (auto &" + Param + " : " + Group + ".params())";
-  std::string Reset = Param + ".mutable_grad().reset();";
-  if (VersionGuard && VersionFromHeaders && AloneOnLine) {
-    std::string CallText = Lexer::getSourceText(CharSourceRange::getTokenRange(
-                                                    Call->getSourceRange()),
-                                                SM, LangOpts)
-                               .str();
-    std::string Text = "#if TORCH_VERSION_MAJOR >= 2\n" + Indent.str() +
-                       CallText + ";\n#else\n" + Indent.str() + Loop + "\n" +
-                       Indent.str() + "  " + Body + "\n" + Indent.str() +
-                       "    " + Reset + "\n#endif";
-    Diag << FixItHint::CreateReplacement(
-        CharSourceRange::getCharRange(LineStart, AfterSemi), Text);
-    return;
-  }
-  Diag << FixItHint::CreateReplacement(
-      CharSourceRange::getCharRange(Begin, AfterSemi),
-      Loop + " " + Body + " " + Reset);
+  diag(Call->getExprLoc(), "%0") << Message << *Fix;
 }
 
 void ZeroGradCheck::checkManualZero(const CXXMemberCallExpr *ZeroCall,
@@ -425,24 +431,20 @@ void ZeroGradCheck::checkManualZero(const CXXMemberCallExpr *ZeroCall,
   const char *Message =
       "zeroing a gradient in place costs a memset per parameter every step; "
       "reset it with 'mutable_grad().reset()' so backward() writes it directly";
+  const auto *GradME = dyn_cast<MemberExpr>(GradAccess->getCallee());
   std::string NoFix;
-  if (ZeroCall->getBeginLoc().isMacroID() || ZeroCall->getEndLoc().isMacroID())
-    NoFix = "the call is in a macro expansion";
-  else if (!isStatementOfItsOwn(ZeroCall, Ctx))
+  if (!isStatementOfItsOwn(ZeroCall, Ctx))
     NoFix = "the result of 'zero_()' is used";
-  else if (const Stmt *Read = findGradReadBeforeBackward(ZeroCall, Ctx))
-    NoFix = "the gradient is read at line " +
-            std::to_string(SM.getExpansionLineNumber(Read->getBeginLoc())) +
-            " before the next backward()";
+  else if (!GradME)
+    NoFix = "the gradient access could not be rewritten";
+  else
+    NoFix = unsafeFixReason(ZeroCall, Ctx, SM);
   if (!NoFix.empty()) {
     diag(ZeroCall->getExprLoc(), "%0; no fix-it: %1") << Message << NoFix;
     return;
   }
 
   auto Diag = diag(ZeroCall->getExprLoc(), "%0") << Message;
-  const auto *GradME = dyn_cast<MemberExpr>(GradAccess->getCallee());
-  if (!GradME)
-    return;
   if (GradME->getMemberDecl()->getName() == "grad")
     Diag << FixItHint::CreateReplacement(
         CharSourceRange::getTokenRange(GradME->getMemberLoc()), "mutable_grad");

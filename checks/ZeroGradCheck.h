@@ -4,6 +4,7 @@
 #define LIBTORCH_TIDY_CHECKS_ZEROGRADCHECK_H
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include <optional>
 #include <string>
 
 namespace clang::tidy::torch {
@@ -30,6 +31,10 @@ private:
   void checkZeroGradCall(const CXXMemberCallExpr *Call,
                          const CXXMethodDecl *Method,
                          const ast_matchers::MatchFinder::MatchResult &Result);
+  std::optional<FixItHint> manualResetFix(const CXXMemberCallExpr *Call,
+                                          bool VersionFromHeaders,
+                                          const SourceManager &SM,
+                                          ASTContext &Ctx) const;
   void checkManualZero(const CXXMemberCallExpr *ZeroCall,
                        const CXXMemberCallExpr *GradAccess,
                        const ast_matchers::MatchFinder::MatchResult &Result);
