@@ -17,6 +17,6 @@ done
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 echo "setup: all packages present"
