@@ -1,26 +1,45 @@
 #pragma once
 #include <cstdint>
+#include <string>
 
 namespace c10 {
 enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
 constexpr DeviceType kCPU = DeviceType::CPU;
 constexpr DeviceType kCUDA = DeviceType::CUDA;
-enum class ScalarType : int8_t { Float, Long };
+enum class ScalarType : int8_t { Float, Double, Int, Long, Bool };
 constexpr ScalarType kFloat = ScalarType::Float;
+constexpr ScalarType kDouble = ScalarType::Double;
+constexpr ScalarType kInt = ScalarType::Int;
 constexpr ScalarType kLong = ScalarType::Long;
 
 struct Device {
-  Device(DeviceType Type, int8_t Index = -1) : Type(Type), Index(Index) {}
+  /* implicit */ Device(DeviceType Type, int8_t Index = -1)
+      : Type(Type), Index(Index) {}
+  /* implicit */ Device(const std::string &DeviceString);
+  bool is_cuda() const { return Type == DeviceType::CUDA; }
   DeviceType Type;
   int8_t Index;
 };
 
 struct TensorOptions {
   TensorOptions() {}
-  TensorOptions(Device) {}
-  TensorOptions(DeviceType) {}
-  TensorOptions(ScalarType) {}
-  TensorOptions device(Device) const { return *this; }
+  /* implicit */ TensorOptions(Device) {}
+  template <typename... Args>
+  /* implicit */ TensorOptions(Args &&...As) : TensorOptions(Device(As...)) {}
+  /* implicit */ TensorOptions(ScalarType) {}
+  template <typename... Args> TensorOptions device(Args &&...As) const {
+    return *this;
+  }
+  TensorOptions dtype(ScalarType) const { return *this; }
   TensorOptions requires_grad(bool = true) const { return *this; }
+};
+
+inline TensorOptions device(Device D) { return TensorOptions().device(D); }
+inline TensorOptions dtype(ScalarType T) { return TensorOptions().dtype(T); }
+
+class Scalar {
+public:
+  float toFloat() const;
+  double toDouble() const;
 };
 } // namespace c10

@@ -1,0 +1,957 @@
+//===--- HostSyncInLoopCheck.cpp - libtorch-tidy --------------------------===//
+//
+// A host-device synchronization stalls the CPU until the GPU has drained its
+// queue; once per iteration of a training loop it also keeps the CPU from
+// queueing the next step ahead. For each loop the check walks what one
+// iteration runs: the loop's condition, increment and body, the bodies of
+// functions and lambdas called from it (same translation unit, MaxCallDepth
+// calls deep), skipping what runs rarely (a branch under `i % n`, an early
+// exit, assert(), nested loops, which are reported at their own loop). An
+// outer loop whose body holds a whole training or evaluation loop is an epoch
+// loop: what it runs after its inner loop happens once per epoch and is not
+// reported.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostSyncInLoopCheck.h"
+#include "utils/TorchUtils.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+namespace {
+
+enum class DeviceKind { Unknown, Cpu, Cuda };
+
+/// One kind of synchronizing call: how the message names it and the better
+/// pattern it suggests.
+struct SyncKind {
+  const char *What;
+  const char *Hint;
+};
+
+const SyncKind ItemSync = {
+    "'item()'",
+    "accumulate on the device and read the value once after the loop"};
+const SyncKind CpuCopySync = {
+    "copying a tensor to the CPU",
+    "keep the data on the device, or copy it once after the loop"};
+const SyncKind DataDependentSync = {
+    "%0",
+    "its output size depends on the data, so the host waits for it; use a "
+    "fixed-size form (a mask with 'where', or 'nonzero_static' on LibTorch "
+    "2.x) or move it out of the loop"};
+const SyncKind BoolSync = {
+    "%0", "it returns a host bool; compute the condition on the device, or "
+          "check it less often"};
+const SyncKind PrintSync = {
+    "printing a tensor",
+    "print less often (every N steps) or print values gathered after the "
+    "loop"};
+const SyncKind DeviceSync = {
+    "%0", "remove it: reading a result synchronizes when it is needed"};
+const SyncKind DataPtrSync = {
+    "reading 'data_ptr()' of a device tensor on the host",
+    "copy the data to the host once after the loop"};
+const SyncKind ClipGradSync = {
+    "'clip_grad_norm_()'",
+    "it reads the total norm back to the host on every call; clip less often "
+    "or compute the clip coefficient on the device"};
+
+struct FoundSync {
+  const Expr *Sync = nullptr;
+  const SyncKind *Kind = nullptr;
+  std::string What; // Kind->What with its name filled in
+  /// The functions the sync was reached through, outermost first.
+  llvm::SmallVector<const FunctionDecl *, 4> Through;
+};
+
+struct Site {
+  const Expr *Where; // in the walked code: the sync itself or a call
+  FoundSync Sync;
+};
+
+struct WalkResult {
+  llvm::SmallVector<Site, 4> Sites;
+  /// Whether a whole training/evaluation loop runs inside.
+  bool HasTrainingLoop = false;
+};
+
+const Expr *ignoreWrappers(const Expr *E) {
+  while (E) {
+    const Expr *Next = E->IgnoreParenImpCasts();
+    if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(Next))
+      Next = M->getSubExpr();
+    else if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(Next))
+      Next = B->getSubExpr();
+    else if (const auto *C = dyn_cast<ExprWithCleanups>(Next))
+      Next = C->getSubExpr();
+    else if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(Next))
+      Next = F->getSubExpr();
+    else if (const auto *CE = dyn_cast<CXXConstructExpr>(Next);
+             CE && CE->getNumArgs() == 1 && !isa<CXXTemporaryObjectExpr>(CE))
+      Next = CE->getArg(0);
+    if (Next == E)
+      return E;
+    E = Next;
+  }
+  return E;
+}
+
+bool isTensorRecord(const CXXRecordDecl *RD) {
+  if (!RD || !RD->getIdentifier())
+    return false;
+  std::string Name = RD->getQualifiedNameAsString();
+  return Name == "at::Tensor" || Name == "at::TensorBase";
+}
+
+bool isTensorType(QualType T) {
+  return isTensorRecord(T.getNonReferenceType()->getAsCXXRecordDecl());
+}
+
+/// The method of at::Tensor called by \p E, or null.
+const CXXMethodDecl *tensorMethod(const Expr *E) {
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
+  if (!MC)
+    return nullptr;
+  const CXXMethodDecl *M = MC->getMethodDecl();
+  if (!M || !M->getIdentifier() || !isTensorRecord(M->getParent()))
+    return nullptr;
+  return M;
+}
+
+/// Declared in at::, torch:: or c10:: (or a namespace nested in them).
+bool isInTorchNamespace(const FunctionDecl *FD) {
+  std::string Q = FD->getQualifiedNameAsString();
+  return llvm::StringRef(Q).starts_with("at::") ||
+         llvm::StringRef(Q).starts_with("torch::") ||
+         llvm::StringRef(Q).starts_with("c10::");
+}
+
+/// A LibTorch function named one of \p Names.
+bool isTorchFunction(const FunctionDecl *FD,
+                     std::initializer_list<llvm::StringRef> Names) {
+  if (!FD || !FD->getIdentifier())
+    return false;
+  llvm::StringRef Name = FD->getName();
+  return llvm::any_of(Names, [&](llvm::StringRef N) { return N == Name; }) &&
+         isInTorchNamespace(FD);
+}
+
+bool hasQualifiedName(const FunctionDecl *FD, llvm::StringRef Name) {
+  return FD && FD->getIdentifier() && FD->getQualifiedNameAsString() == Name;
+}
+
+/// `do { ... } while (false)`, the statement-like macro idiom: its body
+/// runs once, so it is no loop.
+bool isRunOnce(const Stmt *S, const ASTContext &Ctx) {
+  const auto *D = dyn_cast<DoStmt>(S);
+  bool Value = true;
+  return D && !D->getCond()->isValueDependent() &&
+         D->getCond()->EvaluateAsBooleanCondition(Value, Ctx) && !Value;
+}
+
+bool isLoop(const Stmt *S, const ASTContext &Ctx) {
+  return isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S) &&
+         !isRunOnce(S, Ctx);
+}
+
+const Stmt *loopBody(const Stmt *S) {
+  if (const auto *F = dyn_cast<ForStmt>(S))
+    return F->getBody();
+  if (const auto *F = dyn_cast<CXXForRangeStmt>(S))
+    return F->getBody();
+  if (const auto *W = dyn_cast<WhileStmt>(S))
+    return W->getBody();
+  if (const auto *D = dyn_cast<DoStmt>(S))
+    return D->getBody();
+  return nullptr;
+}
+
+/// Whether a branch leaves the loop or the function: it runs at most once.
+bool isEarlyExit(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *CS = dyn_cast<CompoundStmt>(S))
+    return !CS->body_empty() && isEarlyExit(CS->body_back());
+  return isa<BreakStmt, ReturnStmt, CXXThrowExpr, GotoStmt>(S);
+}
+
+/// A condition with `%` in it (`step % log_interval == 0`): its branch runs
+/// every few iterations at most.
+bool hasRemainder(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *BO = dyn_cast<BinaryOperator>(S);
+      BO && BO->getOpcode() == BO_Rem)
+    return true;
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S);
+      OC && OC->getOperator() == OO_Percent)
+    return true;
+  for (const Stmt *Child : S->children())
+    if (hasRemainder(Child))
+      return true;
+  return false;
+}
+
+/// The LibTorch and CUDA functions whose call blocks the host until the
+/// device is idle.
+bool isDeviceSyncFunction(const FunctionDecl *FD) {
+  return hasQualifiedName(FD, "torch::cuda::synchronize") ||
+         hasQualifiedName(FD, "c10::cuda::device_synchronize") ||
+         hasQualifiedName(FD, "at::cuda::device_synchronize") ||
+         hasQualifiedName(FD, "cudaDeviceSynchronize") ||
+         hasQualifiedName(FD, "cudaStreamSynchronize");
+}
+
+bool isClockRead(const FunctionDecl *FD) {
+  if (!FD || !FD->getIdentifier())
+    return false;
+  llvm::StringRef Name = FD->getName();
+  if (Name == "now")
+    return llvm::StringRef(FD->getQualifiedNameAsString()).contains("chrono");
+  return Name == "clock" || Name == "clock_gettime" || Name == "gettimeofday" ||
+         Name == "cudaEventRecord" || Name == "cudaEventElapsedTime";
+}
+
+bool containsClockRead(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *CE = dyn_cast<CallExpr>(S))
+    if (isClockRead(CE->getDirectCallee()))
+      return true;
+  for (const Stmt *Child : S->children())
+    if (containsClockRead(Child))
+      return true;
+  return false;
+}
+
+/// Whether \p Loc is inside the argument of a macro named assert: it is
+/// compiled out under NDEBUG.
+bool isInAssert(SourceLocation Loc, const SourceManager &SM,
+                const LangOptions &LangOpts) {
+  while (Loc.isMacroID()) {
+    if (Lexer::getImmediateMacroName(Loc, SM, LangOpts) == "assert")
+      return true;
+    Loc = SM.getImmediateMacroCallerLoc(Loc);
+  }
+  return false;
+}
+
+} // namespace
+
+class SyncAnalysis {
+public:
+  SyncAnalysis(ASTContext &Ctx, const SourceManager &SM, const LangOptions &LO,
+               unsigned MaxCallDepth)
+      : Ctx(Ctx), SM(SM), LangOpts(LO), MaxCallDepth(MaxCallDepth) {}
+
+  /// What one iteration of \p Loop runs.
+  WalkResult walkLoop(const Stmt *Loop) {
+    WalkResult R;
+    if (const auto *F = dyn_cast<ForStmt>(Loop)) {
+      walk(F->getCond(), R, 0);
+      walk(F->getInc(), R, 0);
+    } else if (const auto *W = dyn_cast<WhileStmt>(Loop)) {
+      walk(W->getCond(), R, 0);
+    } else if (const auto *D = dyn_cast<DoStmt>(Loop)) {
+      walk(D->getCond(), R, 0);
+    }
+    walk(loopBody(Loop), R, 0);
+    return R;
+  }
+
+  DeviceKind deviceOfTensor(const Expr *E, unsigned Depth = 0);
+
+private:
+  struct Summary {
+    std::optional<FoundSync> First;
+    bool HasTrainingLoop = false;
+  };
+
+  void walk(const Stmt *S, WalkResult &R, unsigned Depth);
+  const Summary &summarize(const FunctionDecl *FD, unsigned Depth);
+  std::optional<FoundSync> classify(const Expr *E);
+  bool isTimingSync(const Expr *E);
+  bool isTrainingLoop(const Stmt *Loop);
+  bool containsTrainingStep(const Stmt *S, unsigned CallBudget);
+  DeviceKind deviceOfDeviceExpr(const Expr *E, unsigned Depth);
+  const Expr *stableInit(const Expr *Ref);
+  bool resultIsDereferenced(const Expr *Call);
+
+  static bool isUserFunction(const FunctionDecl *FD, const SourceManager &SM) {
+    return FD && FD->hasBody() && !FD->isInStdNamespace() &&
+           !utils::isInLibTorchHeader(FD->getLocation(), SM);
+  }
+
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  const LangOptions &LangOpts;
+  const unsigned MaxCallDepth;
+  llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, Summary> Summaries;
+  llvm::DenseSet<const FunctionDecl *> InProgress;
+};
+
+void SyncAnalysis::walk(const Stmt *S, WalkResult &R, unsigned Depth) {
+  if (!S || isa<LambdaExpr>(S))
+    return; // a lambda's body runs when it is called, not where it is written
+  if (isLoop(S, Ctx)) {
+    // Reported at its own loop; but a whole training loop inside makes this
+    // loop an epoch loop.
+    if (isTrainingLoop(S))
+      R.HasTrainingLoop = true;
+    return;
+  }
+  if (const auto *If = dyn_cast<IfStmt>(S)) {
+    walk(If->getInit(), R, Depth);
+    walk(If->getConditionVariableDeclStmt(), R, Depth);
+    walk(If->getCond(), R, Depth);
+    if (!hasRemainder(If->getCond()) && !isEarlyExit(If->getThen()))
+      walk(If->getThen(), R, Depth);
+    if (!isEarlyExit(If->getElse()))
+      walk(If->getElse(), R, Depth);
+    return;
+  }
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    if (std::optional<FoundSync> Found = classify(E)) {
+      if (!isInAssert(E->getExprLoc(), SM, LangOpts) && !isTimingSync(E))
+        R.Sites.push_back({E, *Found});
+    } else if (const auto *CE = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *FD = CE->getDirectCallee();
+      if (FD && Depth < MaxCallDepth && isUserFunction(FD, SM) &&
+          !isInAssert(CE->getExprLoc(), SM, LangOpts)) {
+        const Summary &Sum = summarize(FD, Depth + 1);
+        if (Sum.First) {
+          FoundSync Chained = *Sum.First;
+          Chained.Through.insert(Chained.Through.begin(), FD);
+          R.Sites.push_back({CE, Chained});
+        }
+        R.HasTrainingLoop |= Sum.HasTrainingLoop;
+      }
+      // A lambda handed to a standard algorithm runs for every element.
+      if (FD && FD->isInStdNamespace())
+        for (const Expr *Arg : CE->arguments())
+          if (const auto *L = dyn_cast<LambdaExpr>(ignoreWrappers(Arg)))
+            walk(L->getBody(), R, Depth);
+    }
+  }
+  for (const Stmt *Child : S->children())
+    walk(Child, R, Depth);
+}
+
+const SyncAnalysis::Summary &SyncAnalysis::summarize(const FunctionDecl *FD,
+                                                     unsigned Depth) {
+  const FunctionDecl *Def = FD->getDefinition();
+  auto Key = std::make_pair(Def, Depth);
+  auto It = Summaries.find(Key);
+  if (It != Summaries.end())
+    return It->second;
+  Summary Sum;
+  if (InProgress.insert(Def).second) {
+    WalkResult R;
+    walk(Def->getBody(), R, Depth);
+    InProgress.erase(Def);
+    if (!R.Sites.empty())
+      Sum.First = R.Sites.front().Sync;
+    Sum.HasTrainingLoop = R.HasTrainingLoop;
+  }
+  return Summaries[Key] = Sum;
+}
+
+/// A loop that runs a training or evaluation step: it calls backward(), an
+/// optimizer's step() or a module's forward(), or iterates a data loader.
+bool SyncAnalysis::isTrainingLoop(const Stmt *Loop) {
+  if (const auto *RF = dyn_cast<CXXForRangeStmt>(Loop)) {
+    QualType RangeType = RF->getRangeInit()->getType();
+    if (const auto *RD = RangeType.getNonReferenceType()->getAsCXXRecordDecl())
+      if (RD->getName().contains("DataLoader"))
+        return true;
+  }
+  return containsTrainingStep(loopBody(Loop), /*CallBudget=*/1);
+}
+
+bool SyncAnalysis::containsTrainingStep(const Stmt *S, unsigned CallBudget) {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  if (const auto *CE = dyn_cast<CallExpr>(S)) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (FD && FD->getIdentifier()) {
+      llvm::StringRef Name = FD->getName();
+      if (Name == "backward" || Name == "forward" || Name == "step")
+        return true;
+      if (CallBudget > 0 && isUserFunction(FD, SM) &&
+          containsTrainingStep(FD->getDefinition()->getBody(), CallBudget - 1))
+        return true;
+    }
+    // model(x) through ModuleHolder::operator().
+    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE);
+        OC && OC->getOperator() == OO_Call && FD &&
+        FD->getQualifiedNameAsString().find("ModuleHolder") !=
+            std::string::npos)
+      return true;
+  }
+  for (const Stmt *Child : S->children())
+    if (containsTrainingStep(Child, CallBudget))
+      return true;
+  return false;
+}
+
+/// A deliberate timing sync: next to a clock read.
+bool SyncAnalysis::isTimingSync(const Expr *E) {
+  const auto *CE = dyn_cast<CallExpr>(E);
+  if (!CE || !isDeviceSyncFunction(CE->getDirectCallee()))
+    return false;
+  // Climb to the statement of a compound statement that holds the call.
+  const Stmt *Cur = E;
+  while (true) {
+    DynTypedNodeList Parents = Ctx.getParents(*Cur);
+    if (Parents.size() != 1)
+      return false;
+    const auto *Parent = Parents[0].get<Stmt>();
+    if (!Parent)
+      return false;
+    if (const auto *CS = dyn_cast<CompoundStmt>(Parent)) {
+      const Stmt *Prev = nullptr;
+      for (auto It = CS->body_begin(); It != CS->body_end(); ++It) {
+        if (*It != Cur) {
+          Prev = *It;
+          continue;
+        }
+        const Stmt *Next =
+            std::next(It) != CS->body_end() ? *std::next(It) : nullptr;
+        return containsClockRead(Cur) || containsClockRead(Prev) ||
+               containsClockRead(Next);
+      }
+      return false;
+    }
+    Cur = Parent;
+  }
+}
+
+/// For a local variable never assigned after its initialization, that
+/// initializer.
+const Expr *SyncAnalysis::stableInit(const Expr *Ref) {
+  const auto *DRE = dyn_cast<DeclRefExpr>(Ref);
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || !VD->getInit())
+    return nullptr;
+  if (VD->getType().isConstQualified())
+    return VD->getInit();
+  const auto *Fn =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (!Fn || !Fn->getBody())
+    return nullptr;
+  auto RefToVar = declRefExpr(to(varDecl(equalsNode(VD))));
+  auto Write = stmt(anyOf(
+      cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                          hasArgument(0, RefToVar)),
+      binaryOperator(isAssignmentOperator(), hasLHS(RefToVar)),
+      unaryOperator(hasOperatorName("&"), hasUnaryOperand(RefToVar)),
+      cxxMemberCallExpr(on(RefToVar),
+                        callee(cxxMethodDecl(hasAnyName("set_", "to_"))))));
+  auto Writes = match(stmt(hasDescendant(Write)), *Fn->getBody(), Ctx);
+  return Writes.empty() ? VD->getInit() : nullptr;
+}
+
+DeviceKind SyncAnalysis::deviceOfDeviceExpr(const Expr *E, unsigned Depth) {
+  E = ignoreWrappers(E);
+  if (!E || Depth > 8)
+    return DeviceKind::Unknown;
+  // kCPU, DeviceType::CPU, kCUDA.
+  if (const auto *ET = E->getType()->getAs<EnumType>()) {
+    // A ScalarType converted to options carries no device.
+    if (ET->getDecl()->getName() == "ScalarType")
+      return DeviceKind::Cpu;
+    if (ET->getDecl()->getName() != "DeviceType")
+      return DeviceKind::Unknown;
+    Expr::EvalResult Value;
+    if (!E->isValueDependent() && E->EvaluateAsInt(Value, Ctx)) {
+      int64_t V = Value.Val.getInt().getExtValue();
+      return V == 0   ? DeviceKind::Cpu
+             : V == 1 ? DeviceKind::Cuda
+                      : DeviceKind::Unknown;
+    }
+  }
+  // Device(kCPU), Device(kCUDA, 0), Device("cuda:0"), TensorOptions(kCPU).
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+    if (CE->getNumArgs() == 0)
+      return CE->getType()->getAsCXXRecordDecl() &&
+                     CE->getType()->getAsCXXRecordDecl()->getName() ==
+                         "TensorOptions"
+                 ? DeviceKind::Cpu
+                 : DeviceKind::Unknown;
+    return deviceOfDeviceExpr(CE->getArg(0), Depth + 1);
+  }
+  if (const auto *SL = dyn_cast<StringLiteral>(E)) {
+    llvm::StringRef Text = SL->getString();
+    if (Text == "cpu" || Text.starts_with("cpu:"))
+      return DeviceKind::Cpu;
+    if (Text == "cuda" || Text.starts_with("cuda:"))
+      return DeviceKind::Cuda;
+    return DeviceKind::Unknown;
+  }
+  // torch::device(x), options.device(x), and options chains.
+  if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (FD && FD->getIdentifier() && FD->getName() == "device" &&
+        CE->getNumArgs() >= 1)
+      return deviceOfDeviceExpr(CE->getArg(0), Depth + 1);
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE)) {
+      const CXXMethodDecl *M = MC->getMethodDecl();
+      if (M && M->getParent()->getName() == "TensorOptions")
+        return deviceOfDeviceExpr(MC->getImplicitObjectArgument(), Depth + 1);
+    }
+    // dtype(kFloat) and the like: options without a device are on the CPU.
+    if (FD && FD->getIdentifier() &&
+        (FD->getName() == "dtype" || FD->getName() == "requires_grad" ||
+         FD->getName() == "layout"))
+      return DeviceKind::Cpu;
+    return DeviceKind::Unknown;
+  }
+  if (isa<DeclRefExpr>(E))
+    if (const Expr *Init = stableInit(E))
+      return deviceOfDeviceExpr(Init, Depth + 1);
+  return DeviceKind::Unknown;
+}
+
+/// Where the tensor \p E lives, when the code proves it.
+DeviceKind SyncAnalysis::deviceOfTensor(const Expr *E, unsigned Depth) {
+  E = ignoreWrappers(E);
+  if (!E || Depth > 8)
+    return DeviceKind::Unknown;
+  if (isa<DeclRefExpr>(E)) {
+    if (const Expr *Init = stableInit(E))
+      return deviceOfTensor(Init, Depth + 1);
+    return DeviceKind::Unknown;
+  }
+  if (const CXXMethodDecl *M = tensorMethod(E)) {
+    const auto *MC = cast<CXXMemberCallExpr>(E);
+    llvm::StringRef Name = M->getName();
+    if (Name == "cpu" || Name == "pin_memory")
+      return DeviceKind::Cpu;
+    if (Name == "cuda")
+      return DeviceKind::Cuda;
+    if (Name == "to") {
+      if (MC->getNumArgs() == 0)
+        return DeviceKind::Unknown;
+      const Expr *Arg = MC->getArg(0);
+      QualType T = ignoreWrappers(Arg)->getType();
+      if (isTensorType(T))
+        return deviceOfTensor(Arg, Depth + 1);
+      if (const auto *ET = T->getAs<EnumType>();
+          ET && ET->getDecl()->getName() == "ScalarType")
+        return deviceOfTensor(MC->getImplicitObjectArgument(), Depth + 1);
+      return deviceOfDeviceExpr(Arg, Depth + 1);
+    }
+    if (!isTensorType(M->getReturnType()))
+      return DeviceKind::Unknown;
+    return deviceOfTensor(MC->getImplicitObjectArgument(), Depth + 1);
+  }
+  if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD || !isTensorType(FD->getReturnType()))
+      return DeviceKind::Unknown;
+    if (isTorchFunction(FD, {"randn", "rand", "randint", "randperm", "zeros",
+                             "ones", "empty", "full", "arange", "linspace",
+                             "logspace", "eye", "tensor", "from_blob",
+                             "scalar_tensor"})) {
+      // Options without a device are the CPU's.
+      for (const Expr *Arg : CE->arguments()) {
+        if (isa<CXXDefaultArgExpr>(Arg))
+          continue;
+        const Expr *Inner = ignoreWrappers(Arg);
+        llvm::StringRef TypeName;
+        if (const auto *RD = Arg->getType()->getAsCXXRecordDecl())
+          TypeName = RD->getName();
+        if (TypeName == "TensorOptions" || TypeName == "Device" ||
+            Inner->getType()->getAs<EnumType>()) {
+          DeviceKind K = deviceOfDeviceExpr(Arg, Depth + 1);
+          if (K != DeviceKind::Cpu)
+            return K;
+        }
+      }
+      return DeviceKind::Cpu;
+    }
+    // Operators and free functions on tensors: the device of their tensor
+    // operands when they all agree.
+    if (!isa<CXXOperatorCallExpr>(CE) && !isInTorchNamespace(FD))
+      return DeviceKind::Unknown;
+    DeviceKind Result = DeviceKind::Unknown;
+    for (const Expr *Arg : CE->arguments()) {
+      if (!isTensorType(ignoreWrappers(Arg)->getType()))
+        continue;
+      DeviceKind K = deviceOfTensor(Arg, Depth + 1);
+      if (K == DeviceKind::Unknown ||
+          (Result != DeviceKind::Unknown && K != Result))
+        return DeviceKind::Unknown;
+      Result = K;
+    }
+    return Result;
+  }
+  return DeviceKind::Unknown;
+}
+
+/// `*t.data_ptr<float>()`, `t.data_ptr<float>()[i]`, or a pointer variable
+/// initialized from it and then dereferenced.
+bool SyncAnalysis::resultIsDereferenced(const Expr *Call) {
+  const Stmt *Cur = Call;
+  for (int I = 0; I < 4; ++I) {
+    DynTypedNodeList Parents = Ctx.getParents(*Cur);
+    if (Parents.size() != 1)
+      return false;
+    if (const auto *Sub = Parents[0].get<ArraySubscriptExpr>())
+      return true;
+    if (const auto *UO = Parents[0].get<UnaryOperator>())
+      return UO->getOpcode() == UO_Deref;
+    if (const auto *VD = Parents[0].get<VarDecl>()) {
+      const auto *Fn =
+          dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+      if (!Fn || !Fn->getBody())
+        return false;
+      auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
+      return !match(stmt(anyOf(hasDescendant(arraySubscriptExpr(
+                                   hasBase(ignoringImpCasts(Ref)))),
+                               hasDescendant(unaryOperator(
+                                   hasOperatorName("*"),
+                                   hasUnaryOperand(ignoringImpCasts(Ref)))))),
+                    *Fn->getBody(), Ctx)
+                  .empty();
+    }
+    const auto *P = Parents[0].get<Stmt>();
+    if (!P || !isa<ImplicitCastExpr, ParenExpr>(P))
+      return false;
+    Cur = P;
+  }
+  return false;
+}
+
+std::optional<FoundSync> SyncAnalysis::classify(const Expr *E) {
+  auto found = [&](const SyncKind &Kind, llvm::StringRef Name = "") {
+    FoundSync F;
+    F.Sync = E;
+    F.Kind = &Kind;
+    F.What = Kind.What;
+    if (F.What == "%0")
+      F.What = ("'" + Name + "()'").str();
+    return std::optional<FoundSync>(F);
+  };
+  auto onCpu = [&](const Expr *Tensor) {
+    return deviceOfTensor(Tensor) == DeviceKind::Cpu;
+  };
+
+  if (const CXXMethodDecl *M = tensorMethod(E)) {
+    const auto *MC = cast<CXXMemberCallExpr>(E);
+    const Expr *Self = MC->getImplicitObjectArgument();
+    llvm::StringRef Name = M->getName();
+    if (Name == "item")
+      return onCpu(Self) ? std::nullopt : found(ItemSync);
+    if (Name == "cpu")
+      return onCpu(Self) ? std::nullopt : found(CpuCopySync);
+    if (Name == "to") {
+      if (onCpu(Self) || deviceOfTensor(E) != DeviceKind::Cpu)
+        return std::nullopt;
+      return found(CpuCopySync);
+    }
+    if (Name == "nonzero" || Name == "masked_select" || Name == "argwhere" ||
+        Name == "nonzero_numpy" || Name == "unique_consecutive")
+      return onCpu(Self) ? std::nullopt : found(DataDependentSync, Name);
+    if (Name == "is_nonzero" || Name == "equal" || Name == "allclose")
+      return onCpu(Self) ? std::nullopt : found(BoolSync, Name);
+    if (Name == "data_ptr" && deviceOfTensor(Self) == DeviceKind::Cuda &&
+        resultIsDereferenced(E))
+      return found(DataPtrSync);
+    return std::nullopt;
+  }
+  const auto *CE = dyn_cast<CallExpr>(E);
+  if (!CE)
+    return std::nullopt;
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD)
+    return std::nullopt;
+  // `out << tensor` through at::operator<<, for any ostream.
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE);
+      OC && OC->getOperator() == OO_LessLess && OC->getNumArgs() == 2) {
+    if (isTensorType(ignoreWrappers(OC->getArg(1))->getType()) &&
+        isInTorchNamespace(FD) && !onCpu(OC->getArg(1)))
+      return found(PrintSync);
+    return std::nullopt;
+  }
+  if (!FD->getIdentifier())
+    return std::nullopt;
+  llvm::StringRef Name = FD->getName();
+  const Expr *First = CE->getNumArgs() ? CE->getArg(0) : nullptr;
+  if (isDeviceSyncFunction(FD)) {
+    std::string Qualified = FD->getQualifiedNameAsString();
+    return found(DeviceSync, Qualified);
+  }
+  if (hasQualifiedName(FD, "torch::nn::utils::clip_grad_norm_"))
+    return found(ClipGradSync);
+  if (isTorchFunction(FD, {"nonzero", "masked_select", "argwhere",
+                           "nonzero_numpy", "unique_consecutive", "_unique",
+                           "_unique2", "unique_dim"}))
+    return First && onCpu(First) ? std::nullopt
+                                 : found(DataDependentSync, Name);
+  if (isTorchFunction(FD, {"equal", "allclose", "is_nonzero"}))
+    return First && onCpu(First) ? std::nullopt : found(BoolSync, Name);
+  if (isTorchFunction(FD, {"print"}) && First &&
+      isTensorType(ignoreWrappers(First)->getType()))
+    return onCpu(First) ? std::nullopt : found(PrintSync);
+  return std::nullopt;
+}
+
+namespace {
+
+/// The type name for an accumulator of a host variable's type.
+std::optional<llvm::StringRef> accumulatorDType(QualType T) {
+  const auto *BT = T->getAs<BuiltinType>();
+  if (!BT)
+    return std::nullopt;
+  switch (BT->getKind()) {
+  case BuiltinType::Float:
+    return llvm::StringRef("kFloat");
+  case BuiltinType::Double:
+    return llvm::StringRef("kDouble");
+  case BuiltinType::Int:
+    return llvm::StringRef("kInt");
+  case BuiltinType::Long:
+  case BuiltinType::LongLong:
+    return llvm::StringRef("kLong");
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+HostSyncInLoopCheck::HostSyncInLoopCheck(StringRef Name,
+                                         ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context),
+      MaxCallDepth(Options.get("MaxCallDepth", 3U)) {}
+
+void HostSyncInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "MaxCallDepth", MaxCallDepth);
+}
+
+HostSyncInLoopCheck::~HostSyncInLoopCheck() = default;
+
+void HostSyncInLoopCheck::onStartOfTranslationUnit() {
+  Analysis.reset();
+  Reported.clear();
+}
+
+void HostSyncInLoopCheck::onEndOfTranslationUnit() { Analysis.reset(); }
+
+void HostSyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()))
+          .bind("loop"),
+      this);
+}
+
+namespace {
+
+/// The fix for `total += x.item<T>();` whose total is read only after the
+/// loop: accumulate on the device, read once after the loop.
+struct AccumulateFix {
+  llvm::SmallVector<FixItHint, 3> Hints;
+};
+
+std::optional<AccumulateFix>
+accumulateOnDevice(const Expr *ItemCall, const Stmt *Loop, ASTContext &Ctx,
+                   const SourceManager &SM, const LangOptions &LangOpts) {
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(ItemCall);
+  const CXXMethodDecl *M = MC ? MC->getMethodDecl() : nullptr;
+  if (!M || !M->getTemplateSpecializationArgs() ||
+      ItemCall->getBeginLoc().isMacroID() || Loop->getBeginLoc().isMacroID())
+    return std::nullopt;
+  // `Total += <item call>;` as a statement of its own.
+  DynTypedNodeList Parents = Ctx.getParents(*ItemCall);
+  const CompoundAssignOperator *Add = nullptr;
+  const Stmt *Cur = ItemCall;
+  while (Parents.size() == 1) {
+    if ((Add = Parents[0].get<CompoundAssignOperator>()))
+      break;
+    const auto *P = Parents[0].get<ImplicitCastExpr>();
+    if (!P)
+      return std::nullopt;
+    Cur = P;
+    Parents = Ctx.getParents(*Cur);
+  }
+  if (!Add || Add->getOpcode() != BO_AddAssign || Add->getRHS() != Cur)
+    return std::nullopt;
+  DynTypedNodeList StmtParents = Ctx.getParents(*Add);
+  if (StmtParents.size() != 1 || !StmtParents[0].get<CompoundStmt>())
+    return std::nullopt;
+  const auto *LHS = dyn_cast<DeclRefExpr>(Add->getLHS()->IgnoreParens());
+  const auto *Total = LHS ? dyn_cast<VarDecl>(LHS->getDecl()) : nullptr;
+  if (!Total || !Total->hasLocalStorage() || isa<ParmVarDecl>(Total))
+    return std::nullopt;
+  std::optional<llvm::StringRef> DType = accumulatorDType(Total->getType());
+  if (!DType)
+    return std::nullopt;
+  // The loop must sit in a block, on lines of its own, after the variable.
+  DynTypedNodeList LoopParents = Ctx.getParents(*Loop);
+  if (LoopParents.size() != 1 || !LoopParents[0].get<CompoundStmt>())
+    return std::nullopt;
+  SourceRange LoopRange = Loop->getSourceRange();
+  if (!SM.isBeforeInTranslationUnit(Total->getLocation(), LoopRange.getBegin()))
+    return std::nullopt;
+
+  // Every other use of the variable is outside the loop and a plain read or
+  // write: no reference or pointer to it can see the missing updates.
+  const auto *Fn =
+      dyn_cast_or_null<FunctionDecl>(Total->getParentFunctionOrMethod());
+  if (!Fn || !Fn->getBody())
+    return std::nullopt;
+  auto Refs =
+      match(findAll(declRefExpr(to(varDecl(equalsNode(Total)))).bind("ref")),
+            *Fn->getBody(), Ctx);
+  for (const auto &Node : Refs) {
+    const auto *Ref = Node.getNodeAs<DeclRefExpr>("ref");
+    if (Ref == LHS)
+      continue;
+    SourceLocation L = Ref->getBeginLoc();
+    if (!SM.isBeforeInTranslationUnit(L, LoopRange.getBegin()) &&
+        !SM.isBeforeInTranslationUnit(LoopRange.getEnd(), L))
+      return std::nullopt; // read inside the loop
+    DynTypedNodeList RefParents = Ctx.getParents(*Ref);
+    if (RefParents.size() != 1)
+      return std::nullopt;
+    if (const auto *Cast = RefParents[0].get<ImplicitCastExpr>();
+        Cast && Cast->getCastKind() == CK_LValueToRValue)
+      continue;
+    if (const auto *BO = RefParents[0].get<BinaryOperator>();
+        BO && BO->isAssignmentOp() && BO->getLHS()->IgnoreParens() == Ref)
+      continue;
+    return std::nullopt;
+  }
+
+  // Indentation of the loop: it must start its line.
+  SourceLocation LoopBegin = LoopRange.getBegin();
+  unsigned Col = SM.getSpellingColumnNumber(LoopBegin);
+  SourceLocation LineStart = LoopBegin.getLocWithOffset(-(int)(Col - 1));
+  llvm::StringRef Indent = Lexer::getSourceText(
+      CharSourceRange::getCharRange(LineStart, LoopBegin), SM, LangOpts);
+  if (!Indent.trim().empty())
+    return std::nullopt;
+  SourceLocation LoopEnd =
+      Lexer::getLocForEndOfToken(LoopRange.getEnd(), 0, SM, LangOpts);
+  if (LoopEnd.isInvalid())
+    return std::nullopt;
+
+  std::string Ns = "torch";
+  if (Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("torch")).empty())
+    Ns = "at";
+  std::string TotalName = Total->getName().str();
+  std::string Acc = TotalName + "_device";
+  // Keep clear of names the function already uses.
+  while (!Fn->getBody() ||
+         !match(findAll(namedDecl(hasName(Acc))), *Fn->getBody(), Ctx).empty())
+    Acc += "_";
+  std::string Value =
+      Lexer::getSourceText(
+          CharSourceRange::getTokenRange(
+              MC->getImplicitObjectArgument()->getSourceRange()),
+          SM, LangOpts)
+          .str();
+  const auto *TemplateArgs = M->getTemplateSpecializationArgs();
+  std::string ItemType =
+      TemplateArgs->get(0).getAsType().getAsString(Ctx.getPrintingPolicy());
+  if (Value.empty())
+    return std::nullopt;
+  bool SimpleValue =
+      isa<DeclRefExpr>(MC->getImplicitObjectArgument()->IgnoreParenImpCasts());
+  if (!SimpleValue)
+    Value = "(" + Value + ")";
+
+  AccumulateFix Fix;
+  Fix.Hints.push_back(FixItHint::CreateInsertion(
+      LoopBegin, Ns + "::Tensor " + Acc + ";\n" + Indent.str()));
+  Fix.Hints.push_back(FixItHint::CreateReplacement(
+      CharSourceRange::getTokenRange(Add->getSourceRange()),
+      Acc + " = " + Acc + ".defined() ? " + Acc + " + " + Value +
+          ".detach() : " + Value + ".detach().to(" + Ns + "::" + DType->str() +
+          ")"));
+  Fix.Hints.push_back(FixItHint::CreateInsertion(
+      LoopEnd, "\n" + Indent.str() + "if (" + Acc + ".defined())\n" +
+                   Indent.str() + "  " + TotalName + " += " + Acc + ".item<" +
+                   ItemType + ">();"));
+  return Fix;
+}
+
+/// How a message names the function called at \p Call: 'f', or for a
+/// lambda, lambda 'name' when it was stored in a variable.
+std::string calleeName(const Expr *Call, const FunctionDecl *FD) {
+  const auto *M = dyn_cast<CXXMethodDecl>(FD);
+  if (!M || !M->getParent()->isLambda())
+    return "'" + FD->getNameAsString() + "'";
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call))
+    if (const auto *Ref =
+            dyn_cast<DeclRefExpr>(OC->getArg(0)->IgnoreParenImpCasts()))
+      return "lambda '" + Ref->getDecl()->getNameAsString() + "'";
+  return "a lambda";
+}
+
+} // namespace
+
+void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
+  const SourceManager &SM = *Result.SourceManager;
+  ASTContext &Ctx = *Result.Context;
+  if (!Loop || utils::isInLibTorchHeader(Loop->getBeginLoc(), SM) ||
+      !isLoop(Loop, Ctx))
+    return;
+  // Loops in template instantiations are analyzed with their real types; a
+  // site seen in several instantiations is reported once.
+  if (!Analysis)
+    Analysis =
+        std::make_unique<SyncAnalysis>(Ctx, SM, getLangOpts(), MaxCallDepth);
+  WalkResult R = Analysis->walkLoop(Loop);
+  if (R.HasTrainingLoop || R.Sites.empty())
+    return;
+  unsigned LoopLine = SM.getExpansionLineNumber(Loop->getBeginLoc());
+  const bool InInstantiation =
+      !match(stmt(isInTemplateInstantiation()), *Loop, Ctx).empty();
+
+  for (const Site &S : R.Sites) {
+    SourceLocation Loc = S.Where->getExprLoc();
+    if (!Reported.insert(Loc.getRawEncoding()).second)
+      continue;
+    const FoundSync &F = S.Sync;
+    if (F.Through.empty()) {
+      auto Diag = diag(Loc, "%0 synchronizes the host with the device per "
+                            "iteration of the loop at line %1; %2")
+                  << F.What << LoopLine << F.Kind->Hint;
+      if (F.Kind == &ItemSync && !InInstantiation)
+        if (std::optional<AccumulateFix> Fix =
+                accumulateOnDevice(F.Sync, Loop, Ctx, SM, getLangOpts()))
+          for (const FixItHint &H : Fix->Hints)
+            Diag << H;
+      continue;
+    }
+    std::string Path;
+    for (size_t I = 1; I < F.Through.size(); ++I)
+      Path += (I == 1 ? " (through '" : ", '") +
+              F.Through[I]->getNameAsString() + "'";
+    if (!Path.empty())
+      Path += ")";
+    diag(Loc, "call to %0 synchronizes the host with the device per "
+              "iteration of the loop at line %1: %2 at line %3%4; %5")
+        << calleeName(S.Where, F.Through.front()) << LoopLine << F.What
+        << SM.getExpansionLineNumber(F.Sync->getExprLoc()) << Path
+        << F.Kind->Hint;
+    diag(F.Sync->getExprLoc(), "%0 synchronizes here", DiagnosticIDs::Note)
+        << F.What;
+  }
+}
+
+} // namespace clang::tidy::torch

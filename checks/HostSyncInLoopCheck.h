@@ -1,0 +1,43 @@
+//===--- HostSyncInLoopCheck.h - libtorch-tidy ------------------*- C++ -*-===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_HOSTSYNCINLOOPCHECK_H
+#define LIBTORCH_TIDY_CHECKS_HOSTSYNCINLOOPCHECK_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+#include "llvm/ADT/DenseSet.h"
+#include <memory>
+
+namespace clang::tidy::torch {
+
+class SyncAnalysis;
+
+/// Finds calls that make the host wait for the device (item(), cpu(),
+/// to(kCPU), nonzero(), printing a tensor, torch::cuda::synchronize(), ...)
+/// on every iteration of a loop, directly, through called functions and
+/// lambdas, or inside macro arguments.
+///
+/// For the user-facing documentation see docs/checks/host-sync-in-loop.md.
+class HostSyncInLoopCheck : public ClangTidyCheck {
+public:
+  HostSyncInLoopCheck(StringRef Name, ClangTidyContext *Context);
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus14;
+  }
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onStartOfTranslationUnit() override;
+  void onEndOfTranslationUnit() override;
+  ~HostSyncInLoopCheck() override;
+
+private:
+  const unsigned MaxCallDepth;
+  /// Per translation unit: function summaries, and the sites already
+  /// reported (a template's loop is seen once per instantiation).
+  std::unique_ptr<SyncAnalysis> Analysis;
+  llvm::DenseSet<unsigned> Reported;
+};
+
+} // namespace clang::tidy::torch
+
+#endif // LIBTORCH_TIDY_CHECKS_HOSTSYNCINLOOPCHECK_H

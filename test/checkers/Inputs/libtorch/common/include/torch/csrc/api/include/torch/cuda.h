@@ -1,0 +1,8 @@
+#pragma once
+#include <cstdint>
+namespace torch {
+namespace cuda {
+bool is_available();
+void synchronize(int64_t device_index = -1);
+} // namespace cuda
+} // namespace torch

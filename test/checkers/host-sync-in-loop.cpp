@@ -1,0 +1,299 @@
+// RUN: %check_torch_tidy %s torch-host-sync-in-loop %t -- -- %torch_mock_2
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+using torch::Tensor;
+
+Tensor computeLoss(const Tensor &X);
+
+// ---- Direct syncs in each kind of loop -------------------------------------
+
+float positiveAccumulateFix(const std::vector<Tensor> &Batches) {
+  float total = 0;
+  for (const auto &X : Batches) {
+    Tensor loss = computeLoss(X);
+    total += loss.item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+  }
+  return total / Batches.size();
+}
+// CHECK-FIXES: {{^}}  torch::Tensor total_device;{{$}}
+// CHECK-FIXES-NEXT: {{^}}  for (const auto &X : Batches) {{{$}}
+// CHECK-FIXES: {{^}}    total_device = total_device.defined() ? total_device + loss.detach() : loss.detach().to(torch::kFloat);{{$}}
+// CHECK-FIXES: {{^}}  }{{$}}
+// CHECK-FIXES-NEXT: {{^}}  if (total_device.defined()){{$}}
+// CHECK-FIXES-NEXT: {{^}}    total += total_device.item<float>();{{$}}
+// CHECK-FIXES-NEXT: {{^}}  return total / Batches.size();{{$}}
+
+double positiveAccumulateExpression(const std::vector<Tensor> &Batches) {
+  double sum = 1.0;
+  for (size_t I = 0; I < Batches.size(); ++I)
+    sum += computeLoss(Batches[I]).mean().item<double>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:43: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]
+  return sum;
+}
+// A loop body that is not a block is left alone: the fix needs a statement.
+
+void positiveTotalReadInsideTheLoop(const std::vector<Tensor> &Batches) {
+  float total = 0;
+  for (const auto &X : Batches) {
+    total += computeLoss(X).item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+    std::printf("running %f\n", total);
+  }
+}
+
+void positiveWhileAndDo(Tensor loss, int Steps) {
+  int Step = 0;
+  while (Step < Steps) {
+    float Value = loss.item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'item()' synchronizes {{.*}} loop at line [[@LINE-2]]
+    loss = loss * Value;
+    ++Step;
+  }
+  do {
+    loss = loss.cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; keep the data on the device, or copy it once after the loop [torch-host-sync-in-loop]
+  } while (--Step > 0);
+}
+
+void positiveCondition(Tensor loss) {
+  // The condition runs every iteration.
+  while (loss.item<float>() > 0.1f)
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'item()' synchronizes {{.*}} loop at line [[@LINE-1]]
+    loss = computeLoss(loss);
+  for (int I = 0; I < 10; ++I) {
+    loss = computeLoss(loss);
+    // An early-exit check still reads the value every iteration.
+    if (loss.item<float>() < 1e-3f)
+      // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item()' synchronizes {{.*}} loop at line [[@LINE-4]]
+      break;
+  }
+}
+
+void positiveEveryCpuSpelling(const std::vector<Tensor> &Outputs,
+                              std::vector<Tensor> &Host) {
+  torch::Device CpuDevice(torch::kCPU);
+  for (const auto &Out : Outputs) {
+    Host.push_back(Out.to(torch::kCPU));
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: copying a tensor to the CPU synchronizes
+    Host.push_back(Out.to(torch::Device(torch::kCPU)));
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: copying a tensor to the CPU synchronizes
+    Host.push_back(Out.to(torch::Device("cpu")));
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: copying a tensor to the CPU synchronizes
+    Host.push_back(Out.to(torch::TensorOptions().device(torch::kCPU)));
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: copying a tensor to the CPU synchronizes
+    Host.push_back(Out.to(torch::device(torch::kCPU)));
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: copying a tensor to the CPU synchronizes
+    Host.push_back(Out.to(CpuDevice, torch::kFloat));
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: copying a tensor to the CPU synchronizes
+    Host.push_back(Out.to(c10::DeviceType::CPU));
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: copying a tensor to the CPU synchronizes
+  }
+}
+
+void positiveDataDependentAndBool(const std::vector<Tensor> &Masks, Tensor A,
+                                  Tensor B) {
+  for (const auto &M : Masks) {
+    Tensor Idx = M.nonzero();
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'nonzero()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; its output size depends on the data, so the host waits for it; use a fixed-size form (a mask with 'where', or 'nonzero_static' on LibTorch 2.x) or move it out of the loop [torch-host-sync-in-loop]
+    Tensor Sel = A.masked_select(M);
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'masked_select()' synchronizes
+    if (M.is_nonzero())
+      // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'is_nonzero()' synchronizes the host with the device per iteration of the loop at line [[@LINE-6]]; it returns a host bool; compute the condition on the device, or check it less often [torch-host-sync-in-loop]
+      A = A + B;
+    if (A.equal(B))
+      // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'equal()' synchronizes
+      B = B + A;
+    if (torch::equal(A, M))
+      // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'equal()' synchronizes
+      B = B + M;
+  }
+}
+
+void positivePrinting(const std::vector<Tensor> &Outputs) {
+  std::ostringstream Log;
+  for (const auto &Out : Outputs) {
+    std::cout << Out << "\n";
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: printing a tensor synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; print less often (every N steps) or print values gathered after the loop [torch-host-sync-in-loop]
+    Log << "out " << Out;
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: printing a tensor synchronizes
+  }
+}
+
+void positiveDeviceSyncAndClip(torch::nn::Module &Model, int Steps) {
+  for (int I = 0; I < Steps; ++I) {
+    torch::cuda::synchronize();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'torch::cuda::synchronize()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; remove it: reading a result synchronizes when it is needed [torch-host-sync-in-loop]
+    double Norm = torch::nn::utils::clip_grad_norm_(Model.parameters(), 1.0);
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'clip_grad_norm_()' synchronizes the host with the device per iteration of the loop at line [[@LINE-4]]; it reads the total norm back to the host on every call; clip less often or compute the clip coefficient on the device [torch-host-sync-in-loop]
+    (void)Norm;
+  }
+}
+
+void positiveDataPtrOfDeviceTensor(const Tensor &Host, int Steps) {
+  Tensor OnDevice = Host.cuda();
+  for (int I = 0; I < Steps; ++I) {
+    float First = OnDevice.data_ptr<float>()[0];
+    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: reading 'data_ptr()' of a device tensor on the host synchronizes
+    (void)First;
+  }
+}
+
+// ---- Reach: functions, macros, lambdas -------------------------------------
+
+float readLoss(const Tensor &Loss) { return Loss.item<float>(); }
+void logStep(const Tensor &Loss) { std::printf("%f\n", readLoss(Loss)); }
+
+void positiveTwoCallsDeep(const std::vector<Tensor> &Batches) {
+  for (const auto &X : Batches) {
+    logStep(computeLoss(X));
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: call to 'logStep' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]: 'item()' at line [[@LINE-6]] (through 'readLoss'); accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+  }
+}
+
+void positiveMacroArgument(const std::vector<Tensor> &Batches) {
+  for (const auto &X : Batches) {
+    Tensor loss = computeLoss(X);
+    AT_ASSERT(!std::isnan(loss.item<float>()));
+    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]
+    TORCH_CHECK(loss.is_nonzero(), "zero loss");
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'is_nonzero()' synchronizes
+  }
+}
+
+void positiveLambdas(const std::vector<Tensor> &Batches) {
+  for (const auto &X : Batches) {
+    Tensor loss = computeLoss(X);
+    auto Report = [&] { return loss.item<float>(); };
+    std::printf("%f\n", Report());
+    // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: call to lambda 'Report' synchronizes the host with the device per iteration of the loop at line [[@LINE-4]]: 'item()' at line [[@LINE-2]]
+    [&] { std::cout << loss; }();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: call to a lambda synchronizes {{.*}}: printing a tensor at line [[@LINE-1]]
+    std::vector<Tensor> Parts = {loss};
+    std::for_each(Parts.begin(), Parts.end(),
+                  [](const Tensor &P) { std::printf("%f\n", P.item<float>()); });
+    // CHECK-MESSAGES: :[[@LINE-1]]:63: warning: 'item()' synchronizes
+  }
+}
+
+// ---- Nested loops ----------------------------------------------------------
+
+void positiveInnermostLoopOnly(const std::vector<std::vector<Tensor>> &Grid) {
+  for (const auto &Row : Grid)
+    for (const auto &Cell : Row)
+      std::cout << Cell;
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: printing a tensor synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]
+}
+
+// ---- Silent ----------------------------------------------------------------
+
+float negativeOutsideLoops(const Tensor &Loss) {
+  std::cout << Loss;
+  return Loss.item<float>() + Loss.cpu().item<float>();
+}
+
+void negativeRareAndEarlyExitBranches(const std::vector<Tensor> &Batches,
+                                      int LogInterval) {
+  int BatchIdx = 0;
+  for (const auto &X : Batches) {
+    Tensor loss = computeLoss(X);
+    if (BatchIdx % LogInterval == 0)
+      std::printf("loss %f\n", loss.item<float>());
+    if (BatchIdx++ > 1000) {
+      std::cout << "stopping at " << loss << "\n";
+      break;
+    }
+    if (BatchIdx == 5)
+      return;
+    else
+      loss.backward();
+  }
+}
+
+void negativeAssert(const std::vector<Tensor> &Batches) {
+  for (const auto &X : Batches)
+    assert(computeLoss(X).item<float>() >= 0);
+}
+
+void negativeOncePerEpoch(torch::optim::SGD &Optimizer, int Epochs) {
+  auto Loader = torch::data::make_data_loader();
+  for (int Epoch = 0; Epoch < Epochs; ++Epoch) {
+    Tensor EpochLoss = torch::zeros({});
+    for (auto &Batch : *Loader) {
+      Tensor loss = computeLoss(Batch.data);
+      loss.backward();
+      Optimizer.step();
+      EpochLoss = EpochLoss + loss.detach();
+    }
+    std::printf("epoch %d loss %f\n", Epoch, EpochLoss.item<float>());
+    std::cout << EpochLoss << "\n";
+  }
+}
+
+void negativeProvablyOnTheCpu(const Tensor &Predictions, int N) {
+  Tensor Counts = torch::zeros({10});
+  Tensor Labels = torch::tensor({1, 2, 3});
+  Tensor HostPredictions = Predictions.cpu();
+  Tensor Weights = torch::ones({10}, torch::kFloat);
+  for (int I = 0; I < N; ++I) {
+    float C = Counts[I].item<float>();
+    float L = Labels.sum().item<float>() + HostPredictions[I].item<float>();
+    float W = (Weights[I] + Counts[I]).item<float>();
+    std::cout << Counts << HostPredictions.nonzero();
+    (void)C, (void)L, (void)W;
+  }
+}
+
+void negativeStringsAndComments(int N) {
+  for (int I = 0; I < N; ++I) {
+    // loss.item<float>() and std::cout << t here are only words.
+    std::puts("call loss.item<float>() and .cpu() sparingly");
+  }
+}
+
+void negativeTimingSync(const Tensor &X, int N) {
+  for (int I = 0; I < N; ++I) {
+    torch::cuda::synchronize();
+    auto Start = std::chrono::steady_clock::now();
+    Tensor Y = computeLoss(X);
+    torch::cuda::synchronize();
+    auto End = std::chrono::steady_clock::now();
+    (void)Start, (void)End, (void)Y;
+  }
+}
+
+void negativeLambdaNotCalled(const std::vector<Tensor> &Batches,
+                             std::vector<float (*)()> &Later) {
+  for (const auto &X : Batches) {
+    auto Deferred = [X] { return X.item<float>(); };
+    (void)Deferred;
+  }
+}
+
+void negativeDeviceAndDtypeMoves(const std::vector<Tensor> &Batches,
+                                 torch::Device Device) {
+  for (const auto &X : Batches) {
+    Tensor A = X.to(Device);
+    Tensor B = X.to(torch::kCUDA);
+    Tensor C = X.to(torch::kFloat);
+    Tensor D = X.cuda();
+    float *P = X.cpu().data_ptr<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: copying a tensor to the CPU synchronizes
+    (void)A, (void)B, (void)C, (void)D, (void)P;
+  }
+}
+
+void negativeLibTorchInternals(const std::vector<Tensor> &Values) {
+  // at::sumOfItems loops over item() inside LibTorch: not reported.
+  float S = at::sumOfItems(Values);
+  (void)S;
+}
