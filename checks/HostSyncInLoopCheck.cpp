@@ -30,7 +30,17 @@ namespace clang::tidy::torch {
 
 namespace {
 
-enum class DeviceKind { Unknown, Cpu, Cuda };
+/// Where a tensor or a device expression is. Pending marks a variable whose
+/// values are being examined: it agrees with anything.
+enum class DeviceKind { Unknown, Cpu, Cuda, Pending };
+
+DeviceKind combine(DeviceKind A, DeviceKind B) {
+  if (A == DeviceKind::Pending)
+    return B;
+  if (B == DeviceKind::Pending)
+    return A;
+  return A == B ? A : DeviceKind::Unknown;
+}
 
 /// One kind of synchronizing call: how the message names it and the better
 /// pattern it suggests.
@@ -285,7 +295,9 @@ private:
   bool isTrainingLoop(const Stmt *Loop);
   bool containsTrainingStep(const Stmt *S, unsigned CallBudget);
   DeviceKind deviceOfDeviceExpr(const Expr *E, unsigned Depth);
-  const Expr *stableInit(const Expr *Ref);
+  std::optional<llvm::SmallVector<const Expr *, 4>>
+  valueSources(const VarDecl *VD);
+  template <typename Fn> DeviceKind deviceOfVariable(const Expr *Ref, Fn &&Of);
   bool resultIsDereferenced(const Expr *Call);
 
   static bool isUserFunction(const FunctionDecl *FD, const SourceManager &SM) {
@@ -299,6 +311,7 @@ private:
   const unsigned MaxCallDepth;
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, Summary> Summaries;
   llvm::DenseSet<const FunctionDecl *> InProgress;
+  llvm::DenseSet<const VarDecl *> VarsInProgress;
 };
 
 void SyncAnalysis::walk(const Stmt *S, WalkResult &R, unsigned Depth) {
@@ -437,29 +450,68 @@ bool SyncAnalysis::isTimingSync(const Expr *E) {
   }
 }
 
-/// For a local variable never assigned after its initialization, that
-/// initializer.
-const Expr *SyncAnalysis::stableInit(const Expr *Ref) {
-  const auto *DRE = dyn_cast<DeclRefExpr>(Ref);
-  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || !VD->getInit())
-    return nullptr;
+/// Every value a local variable can hold: its initializer and the right-hand
+/// sides of its assignments; std::nullopt when something else may change it
+/// (its address taken, a non-const reference to it, an in-place setter).
+std::optional<llvm::SmallVector<const Expr *, 4>>
+SyncAnalysis::valueSources(const VarDecl *VD) {
+  if (!VD->hasLocalStorage() || isa<ParmVarDecl>(VD) ||
+      VD->getType()->isReferenceType())
+    return std::nullopt;
+  llvm::SmallVector<const Expr *, 4> Sources;
+  if (const Expr *Init = VD->getInit()) {
+    const auto *Construct = dyn_cast<CXXConstructExpr>(ignoreWrappers(Init));
+    if (!Construct || Construct->getNumArgs() > 0)
+      Sources.push_back(Init);
+  }
   if (VD->getType().isConstQualified())
-    return VD->getInit();
+    return Sources;
   const auto *Fn =
       dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
   if (!Fn || !Fn->getBody())
-    return nullptr;
-  auto RefToVar = declRefExpr(to(varDecl(equalsNode(VD))));
-  auto Write = stmt(anyOf(
-      cxxOperatorCallExpr(hasOverloadedOperatorName("="),
-                          hasArgument(0, RefToVar)),
+    return std::nullopt;
+  auto RefToVar =
+      ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))));
+  auto Escape = stmt(anyOf(
       binaryOperator(isAssignmentOperator(), hasLHS(RefToVar)),
       unaryOperator(hasOperatorName("&"), hasUnaryOperand(RefToVar)),
-      cxxMemberCallExpr(on(RefToVar),
-                        callee(cxxMethodDecl(hasAnyName("set_", "to_"))))));
-  auto Writes = match(stmt(hasDescendant(Write)), *Fn->getBody(), Ctx);
-  return Writes.empty() ? VD->getInit() : nullptr;
+      cxxMemberCallExpr(on(RefToVar), callee(cxxMethodDecl(hasName("set_")))),
+      callExpr(forEachArgumentWithParam(
+          RefToVar, parmVarDecl(hasType(lValueReferenceType(
+                        pointee(unless(isConstQualified())))))))));
+  if (!match(stmt(hasDescendant(Escape)), *Fn->getBody(), Ctx).empty())
+    return std::nullopt;
+  auto Assignments =
+      match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                                        hasArgument(0, RefToVar))
+                        .bind("assign")),
+            *Fn->getBody(), Ctx);
+  for (const auto &Node : Assignments)
+    Sources.push_back(Node.getNodeAs<CXXOperatorCallExpr>("assign")->getArg(1));
+  return Sources;
+}
+
+/// Where the variable behind \p Ref is, when all its values agree.
+template <typename Fn>
+DeviceKind SyncAnalysis::deviceOfVariable(const Expr *Ref, Fn &&Of) {
+  const auto *DRE = dyn_cast<DeclRefExpr>(Ref);
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!VD)
+    return DeviceKind::Unknown;
+  if (VarsInProgress.contains(VD))
+    return DeviceKind::Pending;
+  std::optional<llvm::SmallVector<const Expr *, 4>> Sources = valueSources(VD);
+  if (!Sources || Sources->empty())
+    return DeviceKind::Unknown;
+  VarsInProgress.insert(VD);
+  DeviceKind Result = DeviceKind::Pending;
+  for (const Expr *Source : *Sources) {
+    Result = combine(Result, Of(Source));
+    if (Result == DeviceKind::Unknown)
+      break;
+  }
+  VarsInProgress.erase(VD);
+  return Result;
 }
 
 DeviceKind SyncAnalysis::deviceOfDeviceExpr(const Expr *E, unsigned Depth) {
@@ -518,8 +570,8 @@ DeviceKind SyncAnalysis::deviceOfDeviceExpr(const Expr *E, unsigned Depth) {
     return DeviceKind::Unknown;
   }
   if (isa<DeclRefExpr>(E))
-    if (const Expr *Init = stableInit(E))
-      return deviceOfDeviceExpr(Init, Depth + 1);
+    return deviceOfVariable(
+        E, [&](const Expr *V) { return deviceOfDeviceExpr(V, Depth + 1); });
   return DeviceKind::Unknown;
 }
 
@@ -528,11 +580,9 @@ DeviceKind SyncAnalysis::deviceOfTensor(const Expr *E, unsigned Depth) {
   E = ignoreWrappers(E);
   if (!E || Depth > 8)
     return DeviceKind::Unknown;
-  if (isa<DeclRefExpr>(E)) {
-    if (const Expr *Init = stableInit(E))
-      return deviceOfTensor(Init, Depth + 1);
-    return DeviceKind::Unknown;
-  }
+  if (isa<DeclRefExpr>(E))
+    return deviceOfVariable(
+        E, [&](const Expr *V) { return deviceOfTensor(V, Depth + 1); });
   if (const CXXMethodDecl *M = tensorMethod(E)) {
     const auto *MC = cast<CXXMemberCallExpr>(E);
     llvm::StringRef Name = M->getName();
@@ -585,17 +635,17 @@ DeviceKind SyncAnalysis::deviceOfTensor(const Expr *E, unsigned Depth) {
     // operands when they all agree.
     if (!isa<CXXOperatorCallExpr>(CE) && !isInTorchNamespace(FD))
       return DeviceKind::Unknown;
-    DeviceKind Result = DeviceKind::Unknown;
+    DeviceKind Result = DeviceKind::Pending;
+    bool SawTensor = false;
     for (const Expr *Arg : CE->arguments()) {
       if (!isTensorType(ignoreWrappers(Arg)->getType()))
         continue;
-      DeviceKind K = deviceOfTensor(Arg, Depth + 1);
-      if (K == DeviceKind::Unknown ||
-          (Result != DeviceKind::Unknown && K != Result))
-        return DeviceKind::Unknown;
-      Result = K;
+      SawTensor = true;
+      Result = combine(Result, deviceOfTensor(Arg, Depth + 1));
+      if (Result == DeviceKind::Unknown)
+        return Result;
     }
-    return Result;
+    return SawTensor ? Result : DeviceKind::Unknown;
   }
   return DeviceKind::Unknown;
 }
@@ -710,6 +760,56 @@ std::optional<FoundSync> SyncAnalysis::classify(const Expr *E) {
 
 namespace {
 
+/// Finds, in the code outside LibTorch and the system headers, any sign that
+/// tensors may live on a CUDA device: a name with "cuda" in it (kCUDA,
+/// DeviceType::CUDA, cuda(), torch::cuda::...), a torch::Device, or a
+/// "cuda..." string.
+class CudaMentionFinder : public RecursiveASTVisitor<CudaMentionFinder> {
+public:
+  explicit CudaMentionFinder(const SourceManager &SM) : SM(SM) {}
+
+  bool TraverseDecl(Decl *D) {
+    if (D && !isa<TranslationUnitDecl>(D) &&
+        utils::isInLibTorchHeader(D->getLocation(), SM))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(D);
+  }
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    return !noteIf(isCudaName(E->getDecl()));
+  }
+  bool VisitMemberExpr(MemberExpr *E) {
+    return !noteIf(isCudaName(E->getMemberDecl()));
+  }
+  bool VisitCallExpr(CallExpr *E) {
+    return !noteIf(isCudaName(E->getDirectCallee()));
+  }
+  bool VisitStringLiteral(StringLiteral *S) {
+    return !noteIf(S->getCharByteWidth() == 1 &&
+                   S->getString().starts_with("cuda"));
+  }
+  bool VisitValueDecl(ValueDecl *D) {
+    const auto *RD = D->getType().getNonReferenceType()->getAsCXXRecordDecl();
+    return !noteIf(RD && RD->getIdentifier() && RD->getName() == "Device");
+  }
+
+  bool Found = false;
+
+private:
+  static bool isCudaName(const NamedDecl *D) {
+    if (!D)
+      return false;
+    std::string Name = D->getQualifiedNameAsString();
+    return llvm::StringRef(Name).contains_insensitive("cuda");
+  }
+  bool noteIf(bool Mention) {
+    Found |= Mention;
+    return Found;
+  }
+  const SourceManager &SM;
+};
+
 /// The type name for an accumulator of a host variable's type.
 std::optional<llvm::StringRef> accumulatorDType(QualType T) {
   const auto *BT = T->getAs<BuiltinType>();
@@ -735,10 +835,12 @@ std::optional<llvm::StringRef> accumulatorDType(QualType T) {
 HostSyncInLoopCheck::HostSyncInLoopCheck(StringRef Name,
                                          ClangTidyContext *Context)
     : ClangTidyCheck(Name, Context),
-      MaxCallDepth(Options.get("MaxCallDepth", 3U)) {}
+      MaxCallDepth(Options.get("MaxCallDepth", 3U)),
+      CheckCpuOnlyCode(Options.get("CheckCpuOnlyCode", false)) {}
 
 void HostSyncInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "MaxCallDepth", MaxCallDepth);
+  Options.store(Opts, "CheckCpuOnlyCode", CheckCpuOnlyCode);
 }
 
 HostSyncInLoopCheck::~HostSyncInLoopCheck() = default;
@@ -746,6 +848,7 @@ HostSyncInLoopCheck::~HostSyncInLoopCheck() = default;
 void HostSyncInLoopCheck::onStartOfTranslationUnit() {
   Analysis.reset();
   Reported.clear();
+  MentionsCuda.reset();
 }
 
 void HostSyncInLoopCheck::onEndOfTranslationUnit() { Analysis.reset(); }
@@ -909,6 +1012,15 @@ void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   if (!Loop || utils::isInLibTorchHeader(Loop->getBeginLoc(), SM) ||
       !isLoop(Loop, Ctx))
+    return;
+  // Code that never mentions a CUDA device runs on the CPU, where these calls
+  // wait for nothing.
+  if (!MentionsCuda) {
+    CudaMentionFinder Finder(SM);
+    Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
+    MentionsCuda = Finder.Found;
+  }
+  if (!*MentionsCuda && !CheckCpuOnlyCode)
     return;
   // Loops in template instantiations are analyzed with their real types; a
   // site seen in several instantiations is reported once.

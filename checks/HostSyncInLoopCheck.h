@@ -6,6 +6,7 @@
 #include "clang-tidy/ClangTidyCheck.h"
 #include "llvm/ADT/DenseSet.h"
 #include <memory>
+#include <optional>
 
 namespace clang::tidy::torch {
 
@@ -32,6 +33,9 @@ public:
 
 private:
   const unsigned MaxCallDepth;
+  const bool CheckCpuOnlyCode;
+  /// Whether the translation unit mentions a CUDA device at all.
+  std::optional<bool> MentionsCuda;
   /// Per translation unit: function summaries, and the sites already
   /// reported (a template's loop is seen once per instantiation).
   std::unique_ptr<SyncAnalysis> Analysis;

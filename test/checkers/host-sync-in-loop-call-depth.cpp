@@ -23,3 +23,6 @@ void loop(const std::vector<torch::Tensor> &Values) {
     // CHECK-MESSAGES-ONE: :[[@LINE-2]]:5: warning: call to 'direct' synchronizes the host with the device per iteration of the loop at line [[@LINE-5]]: printing a tensor at line 15; print less often
   }
 }
+
+// This file runs on the GPU.
+static const torch::Device Gpu(torch::kCUDA);

@@ -253,6 +253,29 @@ void negativeProvablyOnTheCpu(const Tensor &Predictions, int N) {
   }
 }
 
+void negativeReassignedOnTheCpu(int N) {
+  // Every value y takes is computed on the CPU.
+  Tensor x = torch::randn({3}, torch::dtype(torch::kFloat).requires_grad());
+  Tensor y = x * 2;
+  while (y.norm().item<double>() < 1000)
+    y = y * 2;
+  Tensor z = torch::zeros({3});
+  for (int I = 0; I < N; ++I) {
+    z = z + x;
+    std::cout << z;
+  }
+}
+
+void positiveReassignedToTheDevice(const Tensor &Host, int N) {
+  // z may be on the device after the first iteration.
+  Tensor z = torch::zeros({3});
+  for (int I = 0; I < N; ++I) {
+    z = z.cuda() + Host;
+    std::cout << z;
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: printing a tensor synchronizes
+  }
+}
+
 void negativeStringsAndComments(int N) {
   for (int I = 0; I < N; ++I) {
     // loss.item<float>() and std::cout << t here are only words.
