@@ -810,21 +810,30 @@ private:
   const SourceManager &SM;
 };
 
-/// The type name for an accumulator of a host variable's type.
-std::optional<llvm::StringRef> accumulatorDType(QualType T) {
-  const auto *BT = T->getAs<BuiltinType>();
+/// The LibTorch dtype that holds values of a host arithmetic type.
+struct DTypeInfo {
+  llvm::StringRef Name;  // kFloat
+  llvm::StringRef CType; // float: a type item<T>() is defined for
+  bool Floating;
+  int Rank; // wider is larger, within the floating or the integral types
+};
+
+std::optional<DTypeInfo> dtypeFor(QualType T) {
+  const auto *BT = T.getCanonicalType()->getAs<BuiltinType>();
   if (!BT)
     return std::nullopt;
   switch (BT->getKind()) {
   case BuiltinType::Float:
-    return llvm::StringRef("kFloat");
+    return DTypeInfo{"kFloat", "float", true, 1};
   case BuiltinType::Double:
-    return llvm::StringRef("kDouble");
+    return DTypeInfo{"kDouble", "double", true, 2};
   case BuiltinType::Int:
-    return llvm::StringRef("kInt");
+    return DTypeInfo{"kInt", "int", false, 1};
   case BuiltinType::Long:
   case BuiltinType::LongLong:
-    return llvm::StringRef("kLong");
+  case BuiltinType::ULong:
+  case BuiltinType::ULongLong:
+    return DTypeInfo{"kLong", "int64_t", false, 2};
   default:
     return std::nullopt;
   }
@@ -876,40 +885,90 @@ accumulateOnDevice(const Expr *ItemCall, const Stmt *Loop, ASTContext &Ctx,
   if (!M || !M->getTemplateSpecializationArgs() ||
       ItemCall->getBeginLoc().isMacroID() || Loop->getBeginLoc().isMacroID())
     return std::nullopt;
-  // `Total += <item call>;` as a statement of its own.
-  DynTypedNodeList Parents = Ctx.getParents(*ItemCall);
-  const CompoundAssignOperator *Add = nullptr;
-  const Stmt *Cur = ItemCall;
-  while (Parents.size() == 1) {
-    if ((Add = Parents[0].get<CompoundAssignOperator>()))
-      break;
-    const auto *P = Parents[0].get<ImplicitCastExpr>();
-    if (!P)
+  auto parentOf = [&](const Stmt *S) -> const Stmt * {
+    DynTypedNodeList Parents = Ctx.getParents(*S);
+    return Parents.size() == 1 ? Parents[0].get<Stmt>() : nullptr;
+  };
+  auto skipCasts = [&](const Stmt *S) {
+    const Stmt *P = parentOf(S);
+    while (P && isa<ImplicitCastExpr, ParenExpr>(P)) {
+      S = P;
+      P = parentOf(S);
+    }
+    return std::make_pair(S, P);
+  };
+
+  // `Total += Item;`, or `Total += Item * Factor;` (also Factor * Item and
+  // Item / Factor) with a host arithmetic Factor, as a statement of its own.
+  auto [Term, Parent] = skipCasts(ItemCall);
+  const Expr *Factor = nullptr;
+  BinaryOperatorKind FactorOp = BO_Mul;
+  bool FactorFirst = false;
+  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(Parent);
+      BO && (BO->getOpcode() == BO_Mul || BO->getOpcode() == BO_Div)) {
+    FactorOp = BO->getOpcode();
+    FactorFirst = BO->getRHS()->IgnoreParenImpCasts() == ItemCall;
+    if (FactorFirst && FactorOp == BO_Div)
       return std::nullopt;
-    Cur = P;
-    Parents = Ctx.getParents(*Cur);
+    Factor = FactorFirst ? BO->getLHS() : BO->getRHS();
+    if (!Factor->getType()->isArithmeticType() ||
+        Factor->getBeginLoc().isMacroID())
+      return std::nullopt;
+    std::tie(Term, Parent) = skipCasts(BO);
   }
-  if (!Add || Add->getOpcode() != BO_AddAssign || Add->getRHS() != Cur)
+  const auto *Add = dyn_cast_or_null<CompoundAssignOperator>(Parent);
+  if (!Add || Add->getOpcode() != BO_AddAssign || Add->getRHS() != Term)
     return std::nullopt;
-  DynTypedNodeList StmtParents = Ctx.getParents(*Add);
-  if (StmtParents.size() != 1 || !StmtParents[0].get<CompoundStmt>())
+  const Stmt *StmtParent = parentOf(Add);
+  if (isa_and_nonnull<ExprWithCleanups>(StmtParent))
+    StmtParent = parentOf(StmtParent); // temporaries in the statement
+  if (!isa_and_nonnull<CompoundStmt>(StmtParent))
     return std::nullopt;
   const auto *LHS = dyn_cast<DeclRefExpr>(Add->getLHS()->IgnoreParens());
   const auto *Total = LHS ? dyn_cast<VarDecl>(LHS->getDecl()) : nullptr;
   if (!Total || !Total->hasLocalStorage() || isa<ParmVarDecl>(Total))
     return std::nullopt;
-  std::optional<llvm::StringRef> DType = accumulatorDType(Total->getType());
-  if (!DType)
+
+  // The sum on the device must round like the host's: item's type converts
+  // to the total's without a narrower intermediate.
+  std::optional<DTypeInfo> TotalType = dtypeFor(Total->getType());
+  std::optional<DTypeInfo> ItemType =
+      dtypeFor(M->getTemplateSpecializationArgs()->get(0).getAsType());
+  if (!TotalType || !ItemType || (!TotalType->Floating && ItemType->Floating) ||
+      (TotalType->Floating == ItemType->Floating &&
+       ItemType->Rank > TotalType->Rank))
     return std::nullopt;
-  // The loop must sit in a block, on lines of its own, after the variable.
-  DynTypedNodeList LoopParents = Ctx.getParents(*Loop);
-  if (LoopParents.size() != 1 || !LoopParents[0].get<CompoundStmt>())
+  // A factor must not widen the product: a tensor keeps its dtype when
+  // multiplied by a host scalar, the host's arithmetic would not.
+  if (Factor && !Factor->getType()->isIntegerType()) {
+    std::optional<DTypeInfo> FactorType = dtypeFor(Factor->getType());
+    if (!ItemType->Floating || !FactorType || FactorType->Rank > ItemType->Rank)
+      return std::nullopt;
+  }
+
+  // The loop sits in a block, starts its line, and ends where code can be
+  // added after it.
+  if (!dyn_cast_or_null<CompoundStmt>(parentOf(Loop)))
     return std::nullopt;
   SourceRange LoopRange = Loop->getSourceRange();
-  if (!SM.isBeforeInTranslationUnit(Total->getLocation(), LoopRange.getBegin()))
+  SourceLocation AfterLoop;
+  if (const auto *Do = dyn_cast<DoStmt>(Loop))
+    AfterLoop = Lexer::findLocationAfterToken(Do->getRParenLoc(), tok::semi, SM,
+                                              LangOpts, false);
+  else if (isa<CompoundStmt>(loopBody(Loop)))
+    AfterLoop = Lexer::getLocForEndOfToken(LoopRange.getEnd(), 0, SM, LangOpts);
+  if (AfterLoop.isInvalid() ||
+      !SM.isBeforeInTranslationUnit(Total->getLocation(), LoopRange.getBegin()))
+    return std::nullopt;
+  SourceLocation LoopBegin = LoopRange.getBegin();
+  unsigned Col = SM.getSpellingColumnNumber(LoopBegin);
+  SourceLocation LineStart = LoopBegin.getLocWithOffset(-(int)(Col - 1));
+  llvm::StringRef Indent = Lexer::getSourceText(
+      CharSourceRange::getCharRange(LineStart, LoopBegin), SM, LangOpts);
+  if (!Indent.trim().empty())
     return std::nullopt;
 
-  // Every other use of the variable is outside the loop and a plain read or
+  // Every other use of the total is outside the loop and a plain read or
   // write: no reference or pointer to it can see the missing updates.
   const auto *Fn =
       dyn_cast_or_null<FunctionDecl>(Total->getParentFunctionOrMethod());
@@ -925,69 +984,64 @@ accumulateOnDevice(const Expr *ItemCall, const Stmt *Loop, ASTContext &Ctx,
     SourceLocation L = Ref->getBeginLoc();
     if (!SM.isBeforeInTranslationUnit(L, LoopRange.getBegin()) &&
         !SM.isBeforeInTranslationUnit(LoopRange.getEnd(), L))
-      return std::nullopt; // read inside the loop
-    DynTypedNodeList RefParents = Ctx.getParents(*Ref);
-    if (RefParents.size() != 1)
-      return std::nullopt;
-    if (const auto *Cast = RefParents[0].get<ImplicitCastExpr>();
+      return std::nullopt; // used inside the loop
+    const Stmt *RefParent = parentOf(Ref);
+    if (const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(RefParent);
         Cast && Cast->getCastKind() == CK_LValueToRValue)
       continue;
-    if (const auto *BO = RefParents[0].get<BinaryOperator>();
+    if (const auto *BO = dyn_cast_or_null<BinaryOperator>(RefParent);
         BO && BO->isAssignmentOp() && BO->getLHS()->IgnoreParens() == Ref)
       continue;
     return std::nullopt;
   }
 
-  // Indentation of the loop: it must start its line.
-  SourceLocation LoopBegin = LoopRange.getBegin();
-  unsigned Col = SM.getSpellingColumnNumber(LoopBegin);
-  SourceLocation LineStart = LoopBegin.getLocWithOffset(-(int)(Col - 1));
-  llvm::StringRef Indent = Lexer::getSourceText(
-      CharSourceRange::getCharRange(LineStart, LoopBegin), SM, LangOpts);
-  if (!Indent.trim().empty())
+  auto text = [&](const Expr *E) {
+    return Lexer::getSourceText(
+               CharSourceRange::getTokenRange(E->getSourceRange()), SM,
+               LangOpts)
+        .str();
+  };
+  const Expr *Object = MC->getImplicitObjectArgument();
+  std::string ObjectText = text(Object);
+  if (ObjectText.empty())
     return std::nullopt;
-  SourceLocation LoopEnd =
-      Lexer::getLocForEndOfToken(LoopRange.getEnd(), 0, SM, LangOpts);
-  if (LoopEnd.isInvalid())
-    return std::nullopt;
+  if (!isa<DeclRefExpr, CXXMemberCallExpr, CallExpr, ParenExpr>(
+          ignoreWrappers(Object)))
+    ObjectText = "(" + ObjectText + ")";
+  std::string Ns =
+      Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("torch")).empty()
+          ? "at"
+          : "torch";
+  std::string Value =
+      ObjectText + ".detach().to(" + Ns + "::" + ItemType->Name.str() + ")";
+  if (Factor) {
+    std::string FactorText = text(Factor);
+    if (!isa<DeclRefExpr, IntegerLiteral, FloatingLiteral, CallExpr, ParenExpr>(
+            Factor->IgnoreImpCasts()))
+      FactorText = "(" + FactorText + ")";
+    Value = FactorFirst
+                ? FactorText + " * " + Value
+                : Value + (FactorOp == BO_Mul ? " * " : " / ") + FactorText;
+  }
 
-  std::string Ns = "torch";
-  if (Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("torch")).empty())
-    Ns = "at";
   std::string TotalName = Total->getName().str();
   std::string Acc = TotalName + "_device";
-  // Keep clear of names the function already uses.
-  while (!Fn->getBody() ||
-         !match(findAll(namedDecl(hasName(Acc))), *Fn->getBody(), Ctx).empty())
-    Acc += "_";
-  std::string Value =
-      Lexer::getSourceText(
-          CharSourceRange::getTokenRange(
-              MC->getImplicitObjectArgument()->getSourceRange()),
-          SM, LangOpts)
-          .str();
-  const auto *TemplateArgs = M->getTemplateSpecializationArgs();
-  std::string ItemType =
-      TemplateArgs->get(0).getAsType().getAsString(Ctx.getPrintingPolicy());
-  if (Value.empty())
-    return std::nullopt;
-  bool SimpleValue =
-      isa<DeclRefExpr>(MC->getImplicitObjectArgument()->IgnoreParenImpCasts());
-  if (!SimpleValue)
-    Value = "(" + Value + ")";
-
+  while (!match(findAll(namedDecl(hasName(Acc))), *Fn->getBody(), Ctx).empty())
+    Acc += "_"; // keep clear of names the function already uses
   AccumulateFix Fix;
   Fix.Hints.push_back(FixItHint::CreateInsertion(
       LoopBegin, Ns + "::Tensor " + Acc + ";\n" + Indent.str()));
   Fix.Hints.push_back(FixItHint::CreateReplacement(
       CharSourceRange::getTokenRange(Add->getSourceRange()),
-      Acc + " = " + Acc + ".defined() ? " + Acc + " + " + Value +
-          ".detach() : " + Value + ".detach().to(" + Ns + "::" + DType->str() +
-          ")"));
+      Acc + " = " + Acc + ".defined() ? " + Acc + " + " + Value + " : " +
+          (ItemType->Name == TotalType->Name
+               ? Value
+               : "(" + Value + ").to(" + Ns + "::" + TotalType->Name.str() +
+                     ")")));
   Fix.Hints.push_back(FixItHint::CreateInsertion(
-      LoopEnd, "\n" + Indent.str() + "if (" + Acc + ".defined())\n" +
-                   Indent.str() + "  " + TotalName + " += " + Acc + ".item<" +
-                   ItemType + ">();"));
+      AfterLoop, "\n" + Indent.str() + "if (" + Acc + ".defined())\n" +
+                     Indent.str() + "  " + TotalName + " += " + Acc + ".item<" +
+                     TotalType->CType.str() + ">();"));
   return Fix;
 }
 

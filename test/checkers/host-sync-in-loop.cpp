@@ -27,11 +27,45 @@ float positiveAccumulateFix(const std::vector<Tensor> &Batches) {
 }
 // CHECK-FIXES: {{^}}  torch::Tensor total_device;{{$}}
 // CHECK-FIXES-NEXT: {{^}}  for (const auto &X : Batches) {{{$}}
-// CHECK-FIXES: {{^}}    total_device = total_device.defined() ? total_device + loss.detach() : loss.detach().to(torch::kFloat);{{$}}
+// CHECK-FIXES: {{^}}    total_device = total_device.defined() ? total_device + loss.detach().to(torch::kFloat) : loss.detach().to(torch::kFloat);{{$}}
 // CHECK-FIXES: {{^}}  }{{$}}
 // CHECK-FIXES-NEXT: {{^}}  if (total_device.defined()){{$}}
 // CHECK-FIXES-NEXT: {{^}}    total += total_device.item<float>();{{$}}
 // CHECK-FIXES-NEXT: {{^}}  return total / Batches.size();{{$}}
+
+double positiveAccumulateScaled(const std::vector<Tensor> &Batches,
+                                const std::vector<Tensor> &Labels) {
+  double running_loss = 0;
+  size_t num_correct = 0;
+  for (size_t I = 0; I < Batches.size(); ++I) {
+    Tensor loss = computeLoss(Batches[I]);
+    running_loss += loss.item<float>() * Batches[I].dim();
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]
+    num_correct += loss.argmax(1).eq(Labels[I]).sum().item<int64_t>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:55: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-5]]
+  }
+  return running_loss / num_correct;
+}
+// CHECK-FIXES: {{^}}  torch::Tensor running_loss_device;{{$}}
+// CHECK-FIXES-NEXT: {{^}}  torch::Tensor num_correct_device;{{$}}
+// CHECK-FIXES: {{^}}    running_loss_device = running_loss_device.defined() ? running_loss_device + loss.detach().to(torch::kFloat) * Batches[I].dim() : (loss.detach().to(torch::kFloat) * Batches[I].dim()).to(torch::kDouble);{{$}}
+// CHECK-FIXES: {{^}}    num_correct_device = num_correct_device.defined() ? num_correct_device + loss.argmax(1).eq(Labels[I]).sum().detach().to(torch::kLong) : loss.argmax(1).eq(Labels[I]).sum().detach().to(torch::kLong);{{$}}
+// CHECK-FIXES: {{^}}  if (running_loss_device.defined()){{$}}
+// CHECK-FIXES-NEXT: {{^}}    running_loss += running_loss_device.item<double>();{{$}}
+// CHECK-FIXES-NEXT: {{^}}  if (num_correct_device.defined()){{$}}
+// CHECK-FIXES-NEXT: {{^}}    num_correct += num_correct_device.item<int64_t>();{{$}}
+
+float negativeFixWouldRoundDifferently(const std::vector<Tensor> &Batches) {
+  // A double read into a float total rounds at every step on the host.
+  float total = 0;
+  for (const auto &X : Batches) {
+    total += computeLoss(X).item<double>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item()' synchronizes
+    total += computeLoss(X).item<float>() * 0.5;
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item()' synchronizes
+  }
+  return total;
+}
 
 double positiveAccumulateExpression(const std::vector<Tensor> &Batches) {
   double sum = 1.0;

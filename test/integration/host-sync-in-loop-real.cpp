@@ -35,7 +35,7 @@ float train(Net &model, torch::optim::SGD &optimizer, torch::Device device,
       std::cout << "step " << step << " loss " << loss << "\n";
   }
   // CHECK-FIXES: {{^}}  torch::Tensor running_loss_device;{{$}}
-  // CHECK-FIXES: {{^}}    running_loss_device = running_loss_device.defined() ? running_loss_device + loss.detach() : loss.detach().to(torch::kFloat);{{$}}
+  // CHECK-FIXES: {{^}}    running_loss_device = running_loss_device.defined() ? running_loss_device + loss.detach().to(torch::kFloat) : loss.detach().to(torch::kFloat);{{$}}
   // CHECK-FIXES: {{^}}  if (running_loss_device.defined()){{$}}
   // CHECK-FIXES-NEXT: {{^}}    running_loss += running_loss_device.item<float>();{{$}}
   return running_loss / steps;
