@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HostSyncInLoopCheck.h"
+#include "utils/DeviceAnalysis.h"
 #include "utils/TorchUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
@@ -28,19 +29,14 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
+using utils::DeviceKind;
+using utils::ignoreWrappers;
+using utils::isInTorchNamespace;
+using utils::isTensorType;
+using utils::isTorchFunction;
+using utils::tensorMethod;
+
 namespace {
-
-/// Where a tensor or a device expression is. Pending marks a variable whose
-/// values are being examined: it agrees with anything.
-enum class DeviceKind { Unknown, Cpu, Cuda, Pending };
-
-DeviceKind combine(DeviceKind A, DeviceKind B) {
-  if (A == DeviceKind::Pending)
-    return B;
-  if (B == DeviceKind::Pending)
-    return A;
-  return A == B ? A : DeviceKind::Unknown;
-}
 
 /// One kind of synchronizing call: how the message names it and the better
 /// pattern it suggests.
@@ -95,67 +91,6 @@ struct WalkResult {
   /// Whether a whole training/evaluation loop runs inside.
   bool HasTrainingLoop = false;
 };
-
-const Expr *ignoreWrappers(const Expr *E) {
-  while (E) {
-    const Expr *Next = E->IgnoreParenImpCasts();
-    if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(Next))
-      Next = M->getSubExpr();
-    else if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(Next))
-      Next = B->getSubExpr();
-    else if (const auto *C = dyn_cast<ExprWithCleanups>(Next))
-      Next = C->getSubExpr();
-    else if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(Next))
-      Next = F->getSubExpr();
-    else if (const auto *CE = dyn_cast<CXXConstructExpr>(Next);
-             CE && CE->getNumArgs() == 1 && !isa<CXXTemporaryObjectExpr>(CE))
-      Next = CE->getArg(0);
-    if (Next == E)
-      return E;
-    E = Next;
-  }
-  return E;
-}
-
-bool isTensorRecord(const CXXRecordDecl *RD) {
-  if (!RD || !RD->getIdentifier())
-    return false;
-  std::string Name = RD->getQualifiedNameAsString();
-  return Name == "at::Tensor" || Name == "at::TensorBase";
-}
-
-bool isTensorType(QualType T) {
-  return isTensorRecord(T.getNonReferenceType()->getAsCXXRecordDecl());
-}
-
-/// The method of at::Tensor called by \p E, or null.
-const CXXMethodDecl *tensorMethod(const Expr *E) {
-  const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
-  if (!MC)
-    return nullptr;
-  const CXXMethodDecl *M = MC->getMethodDecl();
-  if (!M || !M->getIdentifier() || !isTensorRecord(M->getParent()))
-    return nullptr;
-  return M;
-}
-
-/// Declared in at::, torch:: or c10:: (or a namespace nested in them).
-bool isInTorchNamespace(const FunctionDecl *FD) {
-  std::string Q = FD->getQualifiedNameAsString();
-  return llvm::StringRef(Q).starts_with("at::") ||
-         llvm::StringRef(Q).starts_with("torch::") ||
-         llvm::StringRef(Q).starts_with("c10::");
-}
-
-/// A LibTorch function named one of \p Names.
-bool isTorchFunction(const FunctionDecl *FD,
-                     std::initializer_list<llvm::StringRef> Names) {
-  if (!FD || !FD->getIdentifier())
-    return false;
-  llvm::StringRef Name = FD->getName();
-  return llvm::any_of(Names, [&](llvm::StringRef N) { return N == Name; }) &&
-         isInTorchNamespace(FD);
-}
 
 bool hasQualifiedName(const FunctionDecl *FD, llvm::StringRef Name) {
   return FD && FD->getIdentifier() && FD->getQualifiedNameAsString() == Name;
@@ -263,7 +198,8 @@ class SyncAnalysis {
 public:
   SyncAnalysis(ASTContext &Ctx, const SourceManager &SM, const LangOptions &LO,
                unsigned MaxCallDepth)
-      : Ctx(Ctx), SM(SM), LangOpts(LO), MaxCallDepth(MaxCallDepth) {}
+      : Ctx(Ctx), SM(SM), LangOpts(LO), MaxCallDepth(MaxCallDepth),
+        Devices(Ctx) {}
 
   /// What one iteration of \p Loop runs.
   WalkResult walkLoop(const Stmt *Loop) {
@@ -280,8 +216,6 @@ public:
     return R;
   }
 
-  DeviceKind deviceOfTensor(const Expr *E, unsigned Depth = 0);
-
 private:
   struct Summary {
     std::optional<FoundSync> First;
@@ -294,10 +228,6 @@ private:
   bool isTimingSync(const Expr *E);
   bool isTrainingLoop(const Stmt *Loop);
   bool containsTrainingStep(const Stmt *S, unsigned CallBudget);
-  DeviceKind deviceOfDeviceExpr(const Expr *E, unsigned Depth);
-  std::optional<llvm::SmallVector<const Expr *, 4>>
-  valueSources(const VarDecl *VD);
-  template <typename Fn> DeviceKind deviceOfVariable(const Expr *Ref, Fn &&Of);
   bool resultIsDereferenced(const Expr *Call);
 
   static bool isUserFunction(const FunctionDecl *FD, const SourceManager &SM) {
@@ -311,7 +241,7 @@ private:
   const unsigned MaxCallDepth;
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, Summary> Summaries;
   llvm::DenseSet<const FunctionDecl *> InProgress;
-  llvm::DenseSet<const VarDecl *> VarsInProgress;
+  utils::DeviceAnalysis Devices;
 };
 
 void SyncAnalysis::walk(const Stmt *S, WalkResult &R, unsigned Depth) {
@@ -450,206 +380,6 @@ bool SyncAnalysis::isTimingSync(const Expr *E) {
   }
 }
 
-/// Every value a local variable can hold: its initializer and the right-hand
-/// sides of its assignments; std::nullopt when something else may change it
-/// (its address taken, a non-const reference to it, an in-place setter).
-std::optional<llvm::SmallVector<const Expr *, 4>>
-SyncAnalysis::valueSources(const VarDecl *VD) {
-  if (!VD->hasLocalStorage() || isa<ParmVarDecl>(VD) ||
-      VD->getType()->isReferenceType())
-    return std::nullopt;
-  llvm::SmallVector<const Expr *, 4> Sources;
-  if (const Expr *Init = VD->getInit()) {
-    const auto *Construct = dyn_cast<CXXConstructExpr>(ignoreWrappers(Init));
-    if (!Construct || Construct->getNumArgs() > 0)
-      Sources.push_back(Init);
-  }
-  if (VD->getType().isConstQualified())
-    return Sources;
-  const auto *Fn =
-      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
-  if (!Fn || !Fn->getBody())
-    return std::nullopt;
-  auto RefToVar =
-      ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))));
-  auto Escape = stmt(anyOf(
-      binaryOperator(isAssignmentOperator(), hasLHS(RefToVar)),
-      unaryOperator(hasOperatorName("&"), hasUnaryOperand(RefToVar)),
-      cxxMemberCallExpr(on(RefToVar), callee(cxxMethodDecl(hasName("set_")))),
-      callExpr(forEachArgumentWithParam(
-          RefToVar, parmVarDecl(hasType(lValueReferenceType(
-                        pointee(unless(isConstQualified())))))))));
-  if (!match(stmt(hasDescendant(Escape)), *Fn->getBody(), Ctx).empty())
-    return std::nullopt;
-  auto Assignments =
-      match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("="),
-                                        hasArgument(0, RefToVar))
-                        .bind("assign")),
-            *Fn->getBody(), Ctx);
-  for (const auto &Node : Assignments)
-    Sources.push_back(Node.getNodeAs<CXXOperatorCallExpr>("assign")->getArg(1));
-  return Sources;
-}
-
-/// Where the variable behind \p Ref is, when all its values agree.
-template <typename Fn>
-DeviceKind SyncAnalysis::deviceOfVariable(const Expr *Ref, Fn &&Of) {
-  const auto *DRE = dyn_cast<DeclRefExpr>(Ref);
-  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  if (!VD)
-    return DeviceKind::Unknown;
-  if (VarsInProgress.contains(VD))
-    return DeviceKind::Pending;
-  std::optional<llvm::SmallVector<const Expr *, 4>> Sources = valueSources(VD);
-  if (!Sources || Sources->empty())
-    return DeviceKind::Unknown;
-  VarsInProgress.insert(VD);
-  DeviceKind Result = DeviceKind::Pending;
-  for (const Expr *Source : *Sources) {
-    Result = combine(Result, Of(Source));
-    if (Result == DeviceKind::Unknown)
-      break;
-  }
-  VarsInProgress.erase(VD);
-  return Result;
-}
-
-DeviceKind SyncAnalysis::deviceOfDeviceExpr(const Expr *E, unsigned Depth) {
-  E = ignoreWrappers(E);
-  if (!E || Depth > 8)
-    return DeviceKind::Unknown;
-  // kCPU, DeviceType::CPU, kCUDA.
-  if (const auto *ET = E->getType()->getAs<EnumType>()) {
-    // A ScalarType converted to options carries no device.
-    if (ET->getDecl()->getName() == "ScalarType")
-      return DeviceKind::Cpu;
-    if (ET->getDecl()->getName() != "DeviceType")
-      return DeviceKind::Unknown;
-    Expr::EvalResult Value;
-    if (!E->isValueDependent() && E->EvaluateAsInt(Value, Ctx)) {
-      int64_t V = Value.Val.getInt().getExtValue();
-      return V == 0   ? DeviceKind::Cpu
-             : V == 1 ? DeviceKind::Cuda
-                      : DeviceKind::Unknown;
-    }
-  }
-  // Device(kCPU), Device(kCUDA, 0), Device("cuda:0"), TensorOptions(kCPU).
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
-    if (CE->getNumArgs() == 0)
-      return CE->getType()->getAsCXXRecordDecl() &&
-                     CE->getType()->getAsCXXRecordDecl()->getName() ==
-                         "TensorOptions"
-                 ? DeviceKind::Cpu
-                 : DeviceKind::Unknown;
-    return deviceOfDeviceExpr(CE->getArg(0), Depth + 1);
-  }
-  if (const auto *SL = dyn_cast<StringLiteral>(E)) {
-    llvm::StringRef Text = SL->getString();
-    if (Text == "cpu" || Text.starts_with("cpu:"))
-      return DeviceKind::Cpu;
-    if (Text == "cuda" || Text.starts_with("cuda:"))
-      return DeviceKind::Cuda;
-    return DeviceKind::Unknown;
-  }
-  // torch::device(x), options.device(x), and options chains.
-  if (const auto *CE = dyn_cast<CallExpr>(E)) {
-    const FunctionDecl *FD = CE->getDirectCallee();
-    if (FD && FD->getIdentifier() && FD->getName() == "device" &&
-        CE->getNumArgs() >= 1)
-      return deviceOfDeviceExpr(CE->getArg(0), Depth + 1);
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE)) {
-      const CXXMethodDecl *M = MC->getMethodDecl();
-      if (M && M->getParent()->getName() == "TensorOptions")
-        return deviceOfDeviceExpr(MC->getImplicitObjectArgument(), Depth + 1);
-    }
-    // dtype(kFloat) and the like: options without a device are on the CPU.
-    if (FD && FD->getIdentifier() &&
-        (FD->getName() == "dtype" || FD->getName() == "requires_grad" ||
-         FD->getName() == "layout"))
-      return DeviceKind::Cpu;
-    return DeviceKind::Unknown;
-  }
-  if (isa<DeclRefExpr>(E))
-    return deviceOfVariable(
-        E, [&](const Expr *V) { return deviceOfDeviceExpr(V, Depth + 1); });
-  return DeviceKind::Unknown;
-}
-
-/// Where the tensor \p E lives, when the code proves it.
-DeviceKind SyncAnalysis::deviceOfTensor(const Expr *E, unsigned Depth) {
-  E = ignoreWrappers(E);
-  if (!E || Depth > 8)
-    return DeviceKind::Unknown;
-  if (isa<DeclRefExpr>(E))
-    return deviceOfVariable(
-        E, [&](const Expr *V) { return deviceOfTensor(V, Depth + 1); });
-  if (const CXXMethodDecl *M = tensorMethod(E)) {
-    const auto *MC = cast<CXXMemberCallExpr>(E);
-    llvm::StringRef Name = M->getName();
-    if (Name == "cpu" || Name == "pin_memory")
-      return DeviceKind::Cpu;
-    if (Name == "cuda")
-      return DeviceKind::Cuda;
-    if (Name == "to") {
-      if (MC->getNumArgs() == 0)
-        return DeviceKind::Unknown;
-      const Expr *Arg = MC->getArg(0);
-      QualType T = ignoreWrappers(Arg)->getType();
-      if (isTensorType(T))
-        return deviceOfTensor(Arg, Depth + 1);
-      if (const auto *ET = T->getAs<EnumType>();
-          ET && ET->getDecl()->getName() == "ScalarType")
-        return deviceOfTensor(MC->getImplicitObjectArgument(), Depth + 1);
-      return deviceOfDeviceExpr(Arg, Depth + 1);
-    }
-    if (!isTensorType(M->getReturnType()))
-      return DeviceKind::Unknown;
-    return deviceOfTensor(MC->getImplicitObjectArgument(), Depth + 1);
-  }
-  if (const auto *CE = dyn_cast<CallExpr>(E)) {
-    const FunctionDecl *FD = CE->getDirectCallee();
-    if (!FD || !isTensorType(FD->getReturnType()))
-      return DeviceKind::Unknown;
-    if (isTorchFunction(FD, {"randn", "rand", "randint", "randperm", "zeros",
-                             "ones", "empty", "full", "arange", "linspace",
-                             "logspace", "eye", "tensor", "from_blob",
-                             "scalar_tensor"})) {
-      // Options without a device are the CPU's.
-      for (const Expr *Arg : CE->arguments()) {
-        if (isa<CXXDefaultArgExpr>(Arg))
-          continue;
-        const Expr *Inner = ignoreWrappers(Arg);
-        llvm::StringRef TypeName;
-        if (const auto *RD = Arg->getType()->getAsCXXRecordDecl())
-          TypeName = RD->getName();
-        if (TypeName == "TensorOptions" || TypeName == "Device" ||
-            Inner->getType()->getAs<EnumType>()) {
-          DeviceKind K = deviceOfDeviceExpr(Arg, Depth + 1);
-          if (K != DeviceKind::Cpu)
-            return K;
-        }
-      }
-      return DeviceKind::Cpu;
-    }
-    // Operators and free functions on tensors: the device of their tensor
-    // operands when they all agree.
-    if (!isa<CXXOperatorCallExpr>(CE) && !isInTorchNamespace(FD))
-      return DeviceKind::Unknown;
-    DeviceKind Result = DeviceKind::Pending;
-    bool SawTensor = false;
-    for (const Expr *Arg : CE->arguments()) {
-      if (!isTensorType(ignoreWrappers(Arg)->getType()))
-        continue;
-      SawTensor = true;
-      Result = combine(Result, deviceOfTensor(Arg, Depth + 1));
-      if (Result == DeviceKind::Unknown)
-        return Result;
-    }
-    return SawTensor ? Result : DeviceKind::Unknown;
-  }
-  return DeviceKind::Unknown;
-}
-
 /// `*t.data_ptr<float>()`, `t.data_ptr<float>()[i]`, or a pointer variable
 /// initialized from it and then dereferenced.
 bool SyncAnalysis::resultIsDereferenced(const Expr *Call) {
@@ -695,7 +425,7 @@ std::optional<FoundSync> SyncAnalysis::classify(const Expr *E) {
     return std::optional<FoundSync>(F);
   };
   auto onCpu = [&](const Expr *Tensor) {
-    return deviceOfTensor(Tensor) == DeviceKind::Cpu;
+    return Devices.ofTensor(Tensor) == DeviceKind::Cpu;
   };
 
   if (const CXXMethodDecl *M = tensorMethod(E)) {
@@ -707,7 +437,7 @@ std::optional<FoundSync> SyncAnalysis::classify(const Expr *E) {
     if (Name == "cpu")
       return onCpu(Self) ? std::nullopt : found(CpuCopySync);
     if (Name == "to") {
-      if (onCpu(Self) || deviceOfTensor(E) != DeviceKind::Cpu)
+      if (onCpu(Self) || Devices.ofTensor(E) != DeviceKind::Cpu)
         return std::nullopt;
       return found(CpuCopySync);
     }
@@ -716,7 +446,7 @@ std::optional<FoundSync> SyncAnalysis::classify(const Expr *E) {
       return onCpu(Self) ? std::nullopt : found(DataDependentSync, Name);
     if (Name == "is_nonzero" || Name == "equal" || Name == "allclose")
       return onCpu(Self) ? std::nullopt : found(BoolSync, Name);
-    if (Name == "data_ptr" && deviceOfTensor(Self) == DeviceKind::Cuda &&
+    if (Name == "data_ptr" && Devices.ofTensor(Self) == DeviceKind::Cuda &&
         resultIsDereferenced(E))
       return found(DataPtrSync);
     return std::nullopt;

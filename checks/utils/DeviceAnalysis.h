@@ -1,0 +1,62 @@
+//===--- DeviceAnalysis.h - libtorch-tidy -----------------------*- C++ -*-===//
+//
+// Where tensors live, as far as the code proves it: a factory without a
+// device makes a CPU tensor, .cuda() a CUDA one, arithmetic keeps the device
+// of its operands, and a local variable is where all its values are.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_DEVICEANALYSIS_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_DEVICEANALYSIS_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include <initializer_list>
+#include <optional>
+
+namespace clang::tidy::torch::utils {
+
+/// Where a tensor or a device expression is. Pending marks a variable whose
+/// values are being examined: it agrees with anything.
+enum class DeviceKind { Unknown, Cpu, Cuda, Pending };
+
+/// \p E without the implicit casts, temporaries, functional casts and
+/// converting constructors around it.
+const Expr *ignoreWrappers(const Expr *E);
+bool isTensorRecord(const CXXRecordDecl *RD);
+/// at::Tensor or at::TensorBase, through references and typedefs.
+bool isTensorType(QualType T);
+/// The method of at::Tensor that \p E calls, or null.
+const CXXMethodDecl *tensorMethod(const Expr *E);
+/// Declared in at::, torch:: or c10:: (or a namespace nested in them).
+bool isInTorchNamespace(const FunctionDecl *FD);
+/// A LibTorch function named one of \p Names.
+bool isTorchFunction(const FunctionDecl *FD,
+                     std::initializer_list<llvm::StringRef> Names);
+/// The tensor factories whose result is on the device of their options.
+bool isTensorFactory(const FunctionDecl *FD);
+
+class DeviceAnalysis {
+public:
+  explicit DeviceAnalysis(ASTContext &Ctx) : Ctx(Ctx) {}
+
+  /// Where the tensor \p E lives.
+  DeviceKind ofTensor(const Expr *E, unsigned Depth = 0);
+  /// Which device a Device, DeviceType or TensorOptions expression names.
+  DeviceKind ofDevice(const Expr *E, unsigned Depth = 0);
+
+private:
+  std::optional<llvm::SmallVector<const Expr *, 4>>
+  valueSources(const VarDecl *VD);
+  template <typename Fn> DeviceKind ofVariable(const Expr *Ref, Fn &&Of);
+
+  ASTContext &Ctx;
+  llvm::DenseSet<const VarDecl *> VarsInProgress;
+};
+
+} // namespace clang::tidy::torch::utils
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_DEVICEANALYSIS_H
