@@ -2,6 +2,7 @@
 
 #include "TorchTidyModule.h"
 #include "HostSyncInLoopCheck.h"
+#include "HostTensorToDeviceCheck.h"
 #include "ZeroGradCheck.h"
 
 namespace clang::tidy::torch {
@@ -9,6 +10,8 @@ namespace clang::tidy::torch {
 void TorchModule::addCheckFactories(ClangTidyCheckFactories &CheckFactories) {
   CheckFactories.registerCheck<HostSyncInLoopCheck>(
       "torch-host-sync-in-loop");
+  CheckFactories.registerCheck<HostTensorToDeviceCheck>(
+      "torch-host-tensor-to-device");
   CheckFactories.registerCheck<ZeroGradCheck>("torch-zero-grad");
 }
 

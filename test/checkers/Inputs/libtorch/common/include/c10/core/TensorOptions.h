@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace c10 {
 enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
@@ -24,7 +25,9 @@ struct Device {
 struct TensorOptions {
   TensorOptions() {}
   /* implicit */ TensorOptions(Device) {}
-  template <typename... Args>
+  template <typename... Args,
+            typename = std::enable_if_t<
+                std::is_constructible<Device, Args &&...>::value>>
   /* implicit */ TensorOptions(Args &&...As) : TensorOptions(Device(As...)) {}
   /* implicit */ TensorOptions(ScalarType) {}
   template <typename... Args> TensorOptions device(Args &&...As) const {

@@ -8,12 +8,27 @@
 #include <torch/optim/optimizer.h>
 #include <torch/version.h>
 
+#include <optional>
+
 namespace torch {
 using namespace at;
 at::Tensor randn(std::vector<int64_t> Sizes, at::TensorOptions Options = {});
 at::Tensor zeros(std::vector<int64_t> Sizes, at::TensorOptions Options = {});
 at::Tensor ones(std::vector<int64_t> Sizes, at::TensorOptions Options = {});
 at::Tensor tensor(std::vector<float> Values, at::TensorOptions Options = {});
+at::Tensor rand(std::vector<int64_t> Sizes, at::TensorOptions Options = {});
+at::Tensor randint(int64_t High, std::vector<int64_t> Sizes,
+                   at::TensorOptions Options = at::kLong);
+at::Tensor empty(std::vector<int64_t> Sizes, at::TensorOptions Options = {},
+                 std::optional<int> MemoryFormat = std::nullopt);
+at::Tensor full(std::vector<int64_t> Sizes, double FillValue,
+                at::TensorOptions Options = {});
+at::Tensor arange(double End, at::TensorOptions Options = {});
+at::Tensor linspace(double Start, double End, int64_t Steps,
+                    at::TensorOptions Options = {});
+at::Tensor eye(int64_t N, at::TensorOptions Options = {});
+at::Tensor from_blob(void *Data, std::vector<int64_t> Sizes,
+                     at::TensorOptions Options = {});
 at::Tensor nll_loss(const at::Tensor &Input, const at::Tensor &Target);
 at::Tensor mse_loss(const at::Tensor &Input, const at::Tensor &Target);
 namespace autograd {

@@ -1,0 +1,107 @@
+// RUN: %check_torch_tidy %s torch-host-tensor-to-device %t -- -- %torch_mock_2
+
+#include <torch/torch.h>
+
+#include <vector>
+
+using torch::Tensor;
+
+void use(const Tensor &T);
+
+void positiveEachFactory(torch::Device device) {
+  use(torch::randn({2, 3}).to(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: tensor made on the host by 'torch::randn' and then copied to the device; create it on the device by passing the device in its options [torch-host-tensor-to-device]
+  // CHECK-FIXES: {{^}}  use(torch::randn({2, 3}, torch::device(device)));{{$}}
+  use(torch::zeros({4}).to(torch::kCUDA));
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: tensor made on the host by 'torch::zeros'
+  // CHECK-FIXES: {{^}}  use(torch::zeros({4}, torch::device(torch::kCUDA)));{{$}}
+  use(torch::ones({4}).cuda());
+  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: tensor made on the host by 'torch::ones'
+  // CHECK-FIXES: {{^}}  use(torch::ones({4}, torch::device(torch::kCUDA)));{{$}}
+  use(torch::empty({4}).to(device, /*non_blocking=*/true));
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: tensor made on the host by 'torch::empty'
+  // CHECK-FIXES: {{^}}  use(torch::empty({4}, torch::device(device)));{{$}}
+  use(torch::full({2}, 1.5).to(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: tensor made on the host by 'torch::full'
+  // CHECK-FIXES: {{^}}  use(torch::full({2}, 1.5, torch::device(device)));{{$}}
+  use(torch::rand({2}).to(torch::Device(torch::kCUDA, 0)));
+  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: tensor made on the host by 'torch::rand'
+  // CHECK-FIXES: {{^}}  use(torch::rand({2}, torch::device(torch::Device(torch::kCUDA, 0))));{{$}}
+  use(torch::arange(10).to(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: tensor made on the host by 'torch::arange'
+  // CHECK-FIXES: {{^}}  use(torch::arange(10, torch::device(device)));{{$}}
+  use(torch::linspace(0, 1, 5).to(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: tensor made on the host by 'torch::linspace'
+  // CHECK-FIXES: {{^}}  use(torch::linspace(0, 1, 5, torch::device(device)));{{$}}
+  use(torch::eye(3).to(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: tensor made on the host by 'torch::eye'
+  // CHECK-FIXES: {{^}}  use(torch::eye(3, torch::device(device)));{{$}}
+  use(torch::tensor({1.0, 2.0}).to(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: tensor made on the host by 'torch::tensor'
+  // CHECK-FIXES: {{^}}  use(torch::tensor({1.0, 2.0}, torch::device(device)));{{$}}
+  use(torch::randn({2}).to(torch::device(device)));
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: tensor made on the host by 'torch::randn'
+  // CHECK-FIXES: {{^}}  use(torch::randn({2}, torch::device(device)));{{$}}
+}
+
+void positiveKeepsEveryOption(torch::Device device) {
+  // randint's kLong comes from its default argument.
+  use(torch::randint(10, {3}).to(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: tensor made on the host by 'torch::randint'
+  // CHECK-FIXES: {{^}}  use(torch::randint(10, {3}, torch::TensorOptions(torch::kLong).device(device)));{{$}}
+  use(torch::randn({2}, torch::kDouble).to(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:41: warning: tensor made on the host by 'torch::randn'
+  // CHECK-FIXES: {{^}}  use(torch::randn({2}, torch::TensorOptions(torch::kDouble).device(device)));{{$}}
+  use(torch::randn({2}, torch::dtype(torch::kDouble).requires_grad(true)).to(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:75: warning: tensor made on the host by 'torch::randn'
+  // CHECK-FIXES: {{^}}  use(torch::randn({2}, torch::dtype(torch::kDouble).requires_grad(true).device(device)));{{$}}
+  torch::TensorOptions Opts = torch::TensorOptions().requires_grad(true);
+  use(torch::zeros({2}, Opts).to(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: tensor made on the host by 'torch::zeros'
+  // CHECK-FIXES: {{^}}  use(torch::zeros({2}, Opts.device(device)));{{$}}
+}
+
+void positiveThroughVariable(torch::Device device) {
+  Tensor Noise = torch::randn({8});
+  Tensor OnDevice = Noise.to(device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: tensor made on the host by 'torch::randn' at line [[@LINE-2]] and then copied to the device
+  // CHECK-FIXES: {{^}}  Tensor Noise = torch::randn({8}, torch::device(device));{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  Tensor OnDevice = Noise;{{$}}
+  use(OnDevice);
+}
+
+void warnWithoutFixWhenDeviceComesLater() {
+  Tensor X = torch::ones({2});
+  torch::Device D(torch::kCUDA);
+  use(X.to(D));
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: tensor made on the host by 'torch::ones' at line [[@LINE-3]] and then copied to the device; create it on the device by passing the device in its options; no fix-it: the device is declared after the tensor [torch-host-tensor-to-device]
+}
+
+struct Normalize {
+  explicit Normalize(torch::Device D)
+      : Mean(torch::tensor({0.5f, 0.5f}).to(D)) {}
+  void reset(torch::Device D) { Std = torch::ones({2}).to(D); }
+  Tensor Mean, Std;
+};
+
+void negativeHostDataAndCaches(torch::Device device, float *Buffer,
+                               const std::vector<float> &Values) {
+  // Host data has to be copied anyway.
+  use(torch::from_blob(Buffer, {4}).to(device));
+  use(torch::tensor(Values).to(device));
+  // Moved once and kept.
+  static Tensor Scale = torch::full({1}, 2.0).to(device);
+  use(Scale);
+  // The host tensor is used for more than the move.
+  Tensor W = torch::randn({2});
+  use(W);
+  use(W.to(device));
+}
+
+void negativeNotAHostToDeviceMove(torch::Device device) {
+  use(torch::randn({2}).to(torch::kDouble));
+  use(torch::randn({2}).to(device, torch::kDouble));
+  use(torch::randn({2}).to(torch::kCPU));
+  use(torch::randn({2}, torch::device(device)).to(device));
+  use(torch::randn({2}).cpu());
+}
