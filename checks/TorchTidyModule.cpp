@@ -1,6 +1,7 @@
 //===--- TorchTidyModule.cpp - libtorch-tidy ------------------------------===//
 
 #include "TorchTidyModule.h"
+#include "BlockingHostToDeviceCopyCheck.h"
 #include "HostSyncInLoopCheck.h"
 #include "HostTensorToDeviceCheck.h"
 #include "ZeroGradCheck.h"
@@ -8,6 +9,8 @@
 namespace clang::tidy::torch {
 
 void TorchModule::addCheckFactories(ClangTidyCheckFactories &CheckFactories) {
+  CheckFactories.registerCheck<BlockingHostToDeviceCopyCheck>(
+      "torch-blocking-host-to-device-copy");
   CheckFactories.registerCheck<HostSyncInLoopCheck>(
       "torch-host-sync-in-loop");
   CheckFactories.registerCheck<HostTensorToDeviceCheck>(

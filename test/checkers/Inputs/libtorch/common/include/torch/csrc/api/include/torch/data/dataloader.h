@@ -9,10 +9,16 @@ struct Example {
   Data data;
   Target target;
 };
+template <typename Batch> class Iterator {
+public:
+  Batch &operator*();
+  Iterator &operator++();
+  bool operator!=(const Iterator &Other) const;
+};
 template <typename Batch = Example<>> class StatelessDataLoader {
 public:
-  typename std::vector<Batch>::iterator begin();
-  typename std::vector<Batch>::iterator end();
+  Iterator<Batch> begin();
+  Iterator<Batch> end();
 };
 inline std::unique_ptr<StatelessDataLoader<>> make_data_loader();
 } // namespace data

@@ -1,0 +1,214 @@
+//===--- BlockingHostToDeviceCopyCheck.cpp - libtorch-tidy ----------------===//
+//
+// A copy from pageable host memory to the device goes through a staging
+// buffer and makes the host wait. From pinned memory with non_blocking=true it
+// is a DMA that overlaps with the kernels already queued. The check reports
+// such copies of per-step host data (a data loader's batch, a tensor provably
+// on the CPU) inside loops. It never touches device-to-host copies: a
+// non-blocking `.cpu()` would be read before it is complete.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BlockingHostToDeviceCopyCheck.h"
+#include "utils/DeviceAnalysis.h"
+#include "utils/TorchUtils.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+using utils::DeviceKind;
+using utils::ignoreWrappers;
+
+namespace {
+
+bool isRecordNamed(QualType T, llvm::StringRef Name) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  return RD && RD->getIdentifier() && RD->getName() == Name;
+}
+
+bool isEnumNamed(QualType T, llvm::StringRef Name) {
+  const auto *ET = T.getNonReferenceType()->getAs<EnumType>();
+  return ET && ET->getDecl()->getName() == Name;
+}
+
+/// A member of the loop variable of a range-for over a data loader:
+/// `batch.data`, `batch.target`. Data loaders yield host tensors.
+bool isDataLoaderBatch(const Expr *E) {
+  const auto *ME = dyn_cast<MemberExpr>(ignoreWrappers(E));
+  if (!ME)
+    return false;
+  const auto *Ref = dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts());
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!VD || !VD->isLocalVarDecl())
+    return false;
+  // The loop variable of a range-for is initialized from *__begin.
+  const auto *Init = VD->getInit();
+  if (!Init)
+    return false;
+  QualType RangeType;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(ignoreWrappers(Init));
+      Op && Op->getOperator() == OO_Star && Op->getNumArgs() == 1)
+    RangeType = Op->getArg(0)->getType();
+  else
+    return false;
+  const auto *RD = RangeType.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  // The iterator of a data loader is torch::data::Iterator<Batch>.
+  std::string Name = RD->getQualifiedNameAsString();
+  return llvm::StringRef(Name).starts_with("torch::data::");
+}
+
+/// The source was pinned: `.pin_memory()`, or a variable made by it.
+bool isPinned(const Expr *E) {
+  E = ignoreWrappers(E);
+  if (const CXXMethodDecl *M = utils::tensorMethod(E))
+    return M->getName() == "pin_memory";
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl()); VD && VD->getInit())
+      return isPinned(VD->getInit());
+  return false;
+}
+
+/// A tensor a factory makes on the host (`torch::randn(...)`, directly or
+/// through a variable): creating it on the device is the better fix, and
+/// torch-host-tensor-to-device offers it. Host data (`from_blob`, `tensor`
+/// of a container) stays with this check.
+bool isMadeByFactory(const Expr *E) {
+  E = ignoreWrappers(E);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    return VD && VD->getInit() && isMadeByFactory(VD->getInit());
+  }
+  const auto *CE = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (!FD || !utils::isTensorFactory(FD) || FD->getName() == "from_blob")
+    return false;
+  if (FD->getName() == "tensor")
+    return CE->getNumArgs() && isa<InitListExpr, CXXStdInitializerListExpr>(
+                                   ignoreWrappers(CE->getArg(0)));
+  return true;
+}
+
+} // namespace
+
+void BlockingHostToDeviceCopyCheck::registerMatchers(MatchFinder *Finder) {
+  auto TensorClass =
+      cxxRecordDecl(hasAnyName("::at::Tensor", "::at::TensorBase"));
+  auto Loop = stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()));
+  Finder->addMatcher(
+      cxxMemberCallExpr(
+          callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(TensorClass))),
+          hasAncestor(Loop.bind("loop")), unless(isInTemplateInstantiation()))
+          .bind("copy"),
+      this);
+}
+
+void BlockingHostToDeviceCopyCheck::check(
+    const MatchFinder::MatchResult &Result) {
+  const auto *Copy = Result.Nodes.getNodeAs<CXXMemberCallExpr>("copy");
+  const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
+  const SourceManager &SM = *Result.SourceManager;
+  ASTContext &Ctx = *Result.Context;
+  const LangOptions &LO = getLangOpts();
+  if (utils::isInLibTorchHeader(Copy->getBeginLoc(), SM))
+    return;
+  // `do { } while (false)` is a macro idiom, not a loop.
+  if (const auto *Do = dyn_cast<DoStmt>(Loop)) {
+    bool Value = true;
+    if (Do->getCond()->EvaluateAsBooleanCondition(Value, Ctx) && !Value)
+      return;
+  }
+  utils::DeviceAnalysis Devices(Ctx);
+  const CXXMethodDecl *Method = Copy->getMethodDecl();
+  const bool IsCuda = Method->getName() == "cuda";
+  if (IsCuda && Copy->getNumArgs() != 0)
+    return;
+  const Expr *Target = nullptr;
+  if (!IsCuda) {
+    // to(TensorOptions options, bool non_blocking, ...) with a device.
+    if (Copy->getNumArgs() == 0 || Method->getNumParams() < 2 ||
+        !isRecordNamed(Method->getParamDecl(0)->getType(), "TensorOptions"))
+      return;
+    Target = ignoreWrappers(Copy->getArg(0));
+    if (const auto *CE = dyn_cast<CallExpr>(Target))
+      if (const FunctionDecl *FD = CE->getDirectCallee();
+          FD && FD->getIdentifier() && FD->getName() == "device" &&
+          !isa<CXXMemberCallExpr>(CE) && CE->getNumArgs() == 1)
+        Target = ignoreWrappers(CE->getArg(0));
+    if ((!isRecordNamed(Target->getType(), "Device") &&
+         !isEnumNamed(Target->getType(), "DeviceType")) ||
+        Devices.ofDevice(Target) == DeviceKind::Cpu)
+      return;
+    // non_blocking already requested.
+    if (Copy->getNumArgs() > 1 && !isa<CXXDefaultArgExpr>(Copy->getArg(1))) {
+      bool NonBlocking = true;
+      if (!Copy->getArg(1)->EvaluateAsBooleanCondition(NonBlocking, Ctx) ||
+          NonBlocking)
+        return;
+    }
+  }
+  // Host data, per step, not pinned.
+  const Expr *Source = Copy->getImplicitObjectArgument();
+  if (isPinned(Source) || isMadeByFactory(Source))
+    return;
+  if (!isDataLoaderBatch(Source) && Devices.ofTensor(Source) != DeviceKind::Cpu)
+    return;
+
+  unsigned LoopLine = SM.getExpansionLineNumber(Loop->getBeginLoc());
+  auto Diag = diag(Copy->getExprLoc(),
+                   "blocking copy of host data to the device in every "
+                   "iteration of the loop at line %0; pin the source and "
+                   "copy with non_blocking=true so the copy overlaps with "
+                   "the computation")
+              << LoopLine;
+  if (Copy->getBeginLoc().isMacroID() || Copy->getEndLoc().isMacroID())
+    return;
+  std::string Ns =
+      Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("torch")).empty()
+          ? "at"
+          : "torch";
+  // Pinning needs CUDA: a LibTorch without it throws. Where the target may be
+  // the CPU at run time, pin only when it is not.
+  if (IsCuda || Devices.ofDevice(Target) == DeviceKind::Cuda) {
+    Diag << FixItHint::CreateInsertion(
+        Lexer::getLocForEndOfToken(Source->getEndLoc(), 0, SM, LO),
+        ".pin_memory()");
+  } else {
+    auto text = [&](const Expr *E) {
+      return Lexer::getSourceText(
+                 CharSourceRange::getTokenRange(E->getSourceRange()), SM, LO)
+          .str();
+    };
+    std::string Src = text(Source);
+    std::string IsCudaTest =
+        isa<DeclRefExpr>(Target) && isRecordNamed(Target->getType(), "Device")
+            ? text(Target) + ".is_cuda()"
+            : Ns + "::Device(" + text(Target) + ").is_cuda()";
+    Diag << FixItHint::CreateReplacement(
+        CharSourceRange::getTokenRange(Source->getSourceRange()),
+        "(" + IsCudaTest + " ? " + Src + ".pin_memory() : " + Src + ")");
+  }
+  if (IsCuda) {
+    Diag << FixItHint::CreateReplacement(
+        CharSourceRange::getTokenRange(Copy->getExprLoc(),
+                                       Copy->getRParenLoc()),
+        "to(" + Ns + "::kCUDA, /*non_blocking=*/true)");
+    return;
+  }
+  if (Copy->getNumArgs() > 1 && !isa<CXXDefaultArgExpr>(Copy->getArg(1))) {
+    Diag << FixItHint::CreateReplacement(
+        CharSourceRange::getTokenRange(Copy->getArg(1)->getSourceRange()),
+        "true");
+    return;
+  }
+  Diag << FixItHint::CreateInsertion(
+      Lexer::getLocForEndOfToken(Copy->getArg(0)->getEndLoc(), 0, SM, LO),
+      ", /*non_blocking=*/true");
+}
+
+} // namespace clang::tidy::torch

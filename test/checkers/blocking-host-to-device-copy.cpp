@@ -1,0 +1,72 @@
+// RUN: %check_torch_tidy %s torch-blocking-host-to-device-copy %t -- -- %torch_mock_2
+
+#include <torch/torch.h>
+
+using torch::Tensor;
+
+Tensor step(const Tensor &Data, const Tensor &Target);
+
+void positiveDataLoaderBatches(torch::Device device) {
+  auto Loader = torch::data::make_data_loader();
+  for (auto &batch : *Loader) {
+    auto data = batch.data.to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-2]]; pin the source and copy with non_blocking=true so the copy overlaps with the computation [torch-blocking-host-to-device-copy]
+    // CHECK-FIXES: {{^}}    auto data = (device.is_cuda() ? batch.data.pin_memory() : batch.data).to(device, /*non_blocking=*/true);{{$}}
+    auto target = batch.target.to(device, /*non_blocking=*/false);
+    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: blocking copy of host data
+    // CHECK-FIXES: {{^}}    auto target = (device.is_cuda() ? batch.target.pin_memory() : batch.target).to(device, /*non_blocking=*/true);{{$}}
+    step(data, target);
+  }
+}
+
+void positiveCudaAndHostBuffers(const std::vector<float *> &Frames,
+                                const std::vector<Tensor> &Results) {
+  for (size_t I = 0; I < Frames.size(); ++I) {
+    Tensor Frame = torch::from_blob(Frames[I], {64});
+    Tensor OnGpu = Frame.cuda();
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-3]]
+    // CHECK-FIXES: {{^}}    Tensor OnGpu = Frame.pin_memory().to(torch::kCUDA, /*non_blocking=*/true);{{$}}
+    Tensor Labels = Results[I].cpu();
+    step(OnGpu, Labels.to(torch::kCUDA));
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: blocking copy of host data
+    // CHECK-FIXES: {{^}}    step(OnGpu, Labels.pin_memory().to(torch::kCUDA, /*non_blocking=*/true));{{$}}
+  }
+}
+
+void negativeFactoriesBelongToHostTensorToDevice(int Steps) {
+  for (int I = 0; I < Steps; ++I) {
+    Tensor Noise = torch::randn({64});
+    step(Noise.cuda(), torch::zeros({64}).to(torch::kCUDA));
+  }
+}
+
+void negativeAlreadyAsyncOrPinned(torch::Device device) {
+  auto Loader = torch::data::make_data_loader();
+  for (auto &batch : *Loader) {
+    auto a = batch.data.to(device, /*non_blocking=*/true);
+    auto b = batch.data.pin_memory().to(device);
+    Tensor Pinned = batch.target.pin_memory();
+    auto c = Pinned.to(device);
+    step(a + b, c);
+  }
+}
+
+void negativeNotHostToDevice(torch::Device device, const Tensor &Unknown) {
+  auto Loader = torch::data::make_data_loader();
+  for (auto &batch : *Loader) {
+    // Device to host: never made non-blocking.
+    Tensor Out = step(batch.data, batch.target);
+    Tensor Host = Out.cpu();
+    Tensor Host2 = Out.to(torch::kCPU);
+    // A dtype change only.
+    Tensor AsDouble = batch.data.to(torch::kDouble);
+    // Where Unknown lives is not known.
+    Tensor Moved = Unknown.to(device);
+    step(Host + Host2 + AsDouble, Moved);
+  }
+}
+
+void negativeOutsideLoops(torch::Device device) {
+  Tensor Once = torch::randn({8}).to(device);
+  step(Once, Once);
+}
