@@ -35,34 +35,6 @@ bool isEnumNamed(QualType T, llvm::StringRef Name) {
   return ET && ET->getDecl()->getName() == Name;
 }
 
-/// A member of the loop variable of a range-for over a data loader:
-/// `batch.data`, `batch.target`. Data loaders yield host tensors.
-bool isDataLoaderBatch(const Expr *E) {
-  const auto *ME = dyn_cast<MemberExpr>(ignoreWrappers(E));
-  if (!ME)
-    return false;
-  const auto *Ref = dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts());
-  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!VD || !VD->isLocalVarDecl())
-    return false;
-  // The loop variable of a range-for is initialized from *__begin.
-  const auto *Init = VD->getInit();
-  if (!Init)
-    return false;
-  QualType RangeType;
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(ignoreWrappers(Init));
-      Op && Op->getOperator() == OO_Star && Op->getNumArgs() == 1)
-    RangeType = Op->getArg(0)->getType();
-  else
-    return false;
-  const auto *RD = RangeType.getNonReferenceType()->getAsCXXRecordDecl();
-  if (!RD)
-    return false;
-  // The iterator of a data loader is torch::data::Iterator<Batch>.
-  std::string Name = RD->getQualifiedNameAsString();
-  return llvm::StringRef(Name).starts_with("torch::data::");
-}
-
 /// The source was pinned: `.pin_memory()`, or a variable made by it.
 bool isPinned(const Expr *E) {
   E = ignoreWrappers(E);
@@ -156,7 +128,7 @@ void BlockingHostToDeviceCopyCheck::check(
   const Expr *Source = Copy->getImplicitObjectArgument();
   if (isPinned(Source) || isMadeByFactory(Source))
     return;
-  if (!isDataLoaderBatch(Source) && Devices.ofTensor(Source) != DeviceKind::Cpu)
+  if (Devices.ofTensor(Source) != DeviceKind::Cpu)
     return;
 
   unsigned LoopLine = SM.getExpansionLineNumber(Loop->getBeginLoc());

@@ -79,6 +79,34 @@ bool isTorchFunction(const FunctionDecl *FD,
          isInTorchNamespace(FD);
 }
 
+/// A member of the loop variable of a range-for over a data loader:
+/// `batch.data`, `batch.target`. Data loaders yield host tensors.
+bool isDataLoaderBatch(const Expr *E) {
+  const auto *ME = dyn_cast<MemberExpr>(ignoreWrappers(E));
+  if (!ME)
+    return false;
+  const auto *Ref = dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts());
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!VD || !VD->isLocalVarDecl())
+    return false;
+  // The loop variable of a range-for is initialized from *__begin.
+  const auto *Init = VD->getInit();
+  if (!Init)
+    return false;
+  QualType RangeType;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(ignoreWrappers(Init));
+      Op && Op->getOperator() == OO_Star && Op->getNumArgs() == 1)
+    RangeType = Op->getArg(0)->getType();
+  else
+    return false;
+  const auto *RD = RangeType.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  // The iterator of a data loader is torch::data::Iterator<Batch>.
+  std::string Name = RD->getQualifiedNameAsString();
+  return llvm::StringRef(Name).starts_with("torch::data::");
+}
+
 bool isTensorFactory(const FunctionDecl *FD) {
   return isTorchFunction(FD, {"randn", "rand", "randint", "randperm", "zeros",
                               "ones", "empty", "full", "arange", "linspace",
@@ -217,6 +245,9 @@ DeviceKind DeviceAnalysis::ofTensor(const Expr *E, unsigned Depth) {
     return DeviceKind::Unknown;
   if (isa<DeclRefExpr>(E))
     return ofVariable(E, [&](const Expr *V) { return ofTensor(V, Depth + 1); });
+  // Data loaders yield host tensors.
+  if (isDataLoaderBatch(E))
+    return DeviceKind::Cpu;
   if (const CXXMethodDecl *M = tensorMethod(E)) {
     const auto *MC = cast<CXXMemberCallExpr>(E);
     llvm::StringRef Name = M->getName();

@@ -36,6 +36,9 @@ bool isInTorchNamespace(const FunctionDecl *FD);
 /// A LibTorch function named one of \p Names.
 bool isTorchFunction(const FunctionDecl *FD,
                      std::initializer_list<llvm::StringRef> Names);
+/// A member of the loop variable of a range-for over a torch::data loader
+/// (`batch.data`, `batch.target`): host tensors.
+bool isDataLoaderBatch(const Expr *E);
 /// The tensor factories whose result is on the device of their options.
 bool isTensorFactory(const FunctionDecl *FD);
 

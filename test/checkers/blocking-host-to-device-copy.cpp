@@ -15,7 +15,10 @@ void positiveDataLoaderBatches(torch::Device device) {
     auto target = batch.target.to(device, /*non_blocking=*/false);
     // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: blocking copy of host data
     // CHECK-FIXES: {{^}}    auto target = (device.is_cuda() ? batch.target.pin_memory() : batch.target).to(device, /*non_blocking=*/true);{{$}}
-    step(data, target);
+    auto flat = batch.data.view({-1}).to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: blocking copy of host data
+    // CHECK-FIXES: {{^}}    auto flat = (device.is_cuda() ? batch.data.view({-1}).pin_memory() : batch.data.view({-1})).to(device, /*non_blocking=*/true);{{$}}
+    step(data + flat, target);
   }
 }
 

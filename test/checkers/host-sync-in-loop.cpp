@@ -310,6 +310,12 @@ void positiveReassignedToTheDevice(const Tensor &Host, int N) {
   }
 }
 
+void negativeDataLoaderBatchesAreOnTheHost() {
+  auto Loader = torch::data::make_data_loader();
+  for (auto &Batch : *Loader)
+    std::printf("first label %f\n", Batch.target[0].item<float>());
+}
+
 void negativeStringsAndComments(int N) {
   for (int I = 0; I < N; ++I) {
     // loss.item<float>() and std::cout << t here are only words.

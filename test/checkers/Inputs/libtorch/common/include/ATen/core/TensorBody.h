@@ -30,6 +30,7 @@ public:
   Tensor mean() const;
   Tensor norm() const;
   Tensor argmax(int64_t Dim) const;
+  Tensor view(std::vector<int64_t> Sizes) const;
   Tensor eq(const Tensor &Other) const;
   Tensor &add_(const Tensor &Other) const;
   Tensor operator[](int64_t Index) const;
