@@ -22,18 +22,10 @@ namespace clang::tidy::torch {
 
 using utils::DeviceKind;
 using utils::ignoreWrappers;
+using utils::isEnumNamed;
+using utils::isRecordNamed;
 
 namespace {
-
-bool isRecordNamed(QualType T, llvm::StringRef Name) {
-  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
-  return RD && RD->getIdentifier() && RD->getName() == Name;
-}
-
-bool isEnumNamed(QualType T, llvm::StringRef Name) {
-  const auto *ET = T.getNonReferenceType()->getAs<EnumType>();
-  return ET && ET->getDecl()->getName() == Name;
-}
 
 /// The source was pinned: `.pin_memory()`, or a variable made by it.
 bool isPinned(const Expr *E) {
@@ -103,18 +95,8 @@ void BlockingHostToDeviceCopyCheck::check(
   const Expr *Target = nullptr;
   if (!IsCuda) {
     // to(TensorOptions options, bool non_blocking, ...) with a device.
-    if (Copy->getNumArgs() == 0 || Method->getNumParams() < 2 ||
-        !isRecordNamed(Method->getParamDecl(0)->getType(), "TensorOptions"))
-      return;
-    Target = ignoreWrappers(Copy->getArg(0));
-    if (const auto *CE = dyn_cast<CallExpr>(Target))
-      if (const FunctionDecl *FD = CE->getDirectCallee();
-          FD && FD->getIdentifier() && FD->getName() == "device" &&
-          !isa<CXXMemberCallExpr>(CE) && CE->getNumArgs() == 1)
-        Target = ignoreWrappers(CE->getArg(0));
-    if ((!isRecordNamed(Target->getType(), "Device") &&
-         !isEnumNamed(Target->getType(), "DeviceType")) ||
-        Devices.ofDevice(Target) == DeviceKind::Cpu)
+    Target = utils::deviceTargetOfTo(Copy);
+    if (!Target || Devices.ofDevice(Target) == DeviceKind::Cpu)
       return;
     // non_blocking already requested.
     if (Copy->getNumArgs() > 1 && !isa<CXXDefaultArgExpr>(Copy->getArg(1))) {

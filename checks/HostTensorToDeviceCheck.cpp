@@ -23,18 +23,10 @@ namespace clang::tidy::torch {
 
 using utils::DeviceKind;
 using utils::ignoreWrappers;
+using utils::isEnumNamed;
+using utils::isRecordNamed;
 
 namespace {
-
-bool isRecordNamed(QualType T, llvm::StringRef Name) {
-  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
-  return RD && RD->getIdentifier() && RD->getName() == Name;
-}
-
-bool isEnumNamed(QualType T, llvm::StringRef Name) {
-  const auto *ET = T.getNonReferenceType()->getAs<EnumType>();
-  return ET && ET->getDecl()->getName() == Name;
-}
 
 /// Whether the moved tensor is kept for later: a static, a global or a
 /// member. Moving such a constant once at set-up costs nothing per step.
@@ -117,22 +109,8 @@ void HostTensorToDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   // The device it goes to, spelled so that it can be passed to a factory.
   const Expr *DeviceArg = nullptr;
   if (Method->getName() == "to") {
-    // Only the overload that takes TensorOptions: (Device, dtype) and
-    // (dtype) change the dtype too.
-    if (Move->getNumArgs() == 0 || Method->getNumParams() == 0 ||
-        !isRecordNamed(Method->getParamDecl(0)->getType(), "TensorOptions"))
-      return;
-    const Expr *Target = ignoreWrappers(Move->getArg(0));
-    // torch::device(d) is the device d.
-    if (const auto *CE = dyn_cast<CallExpr>(Target))
-      if (const FunctionDecl *FD = CE->getDirectCallee();
-          FD && FD->getIdentifier() && FD->getName() == "device" &&
-          !isa<CXXMemberCallExpr>(CE) && CE->getNumArgs() == 1)
-        Target = ignoreWrappers(CE->getArg(0));
-    if (!isRecordNamed(Target->getType(), "Device") &&
-        !isEnumNamed(Target->getType(), "DeviceType"))
-      return;
-    if (Devices.ofDevice(Target) == DeviceKind::Cpu)
+    const Expr *Target = utils::deviceTargetOfTo(Move);
+    if (!Target || Devices.ofDevice(Target) == DeviceKind::Cpu)
       return;
     DeviceArg = Target;
   } else if (Move->getNumArgs() != 0) {

@@ -107,6 +107,35 @@ bool isDataLoaderBatch(const Expr *E) {
   return llvm::StringRef(Name).starts_with("torch::data::");
 }
 
+bool isRecordNamed(QualType T, llvm::StringRef Name) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  return RD && RD->getIdentifier() && RD->getName() == Name;
+}
+
+bool isEnumNamed(QualType T, llvm::StringRef Name) {
+  const auto *ET = T.getNonReferenceType()->getAs<EnumType>();
+  return ET && ET->getDecl()->getName() == Name;
+}
+
+const Expr *deviceTargetOfTo(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *M = tensorMethod(Call);
+  // (Device, dtype) and (dtype) change the dtype too.
+  if (!M || M->getName() != "to" || Call->getNumArgs() == 0 ||
+      M->getNumParams() == 0 ||
+      !isRecordNamed(M->getParamDecl(0)->getType(), "TensorOptions"))
+    return nullptr;
+  const Expr *Target = ignoreWrappers(Call->getArg(0));
+  if (const auto *CE = dyn_cast<CallExpr>(Target))
+    if (const FunctionDecl *FD = CE->getDirectCallee();
+        FD && FD->getIdentifier() && FD->getName() == "device" &&
+        !isa<CXXMemberCallExpr>(CE) && CE->getNumArgs() == 1)
+      Target = ignoreWrappers(CE->getArg(0));
+  if (!isRecordNamed(Target->getType(), "Device") &&
+      !isEnumNamed(Target->getType(), "DeviceType"))
+    return nullptr;
+  return Target;
+}
+
 bool isTensorFactory(const FunctionDecl *FD) {
   return isTorchFunction(FD, {"randn", "rand", "randint", "randperm", "zeros",
                               "ones", "empty", "full", "arange", "linspace",

@@ -36,6 +36,14 @@ bool isInTorchNamespace(const FunctionDecl *FD);
 /// A LibTorch function named one of \p Names.
 bool isTorchFunction(const FunctionDecl *FD,
                      std::initializer_list<llvm::StringRef> Names);
+/// A record (class) type named \p Name, through references.
+bool isRecordNamed(QualType T, llvm::StringRef Name);
+/// An enumeration type named \p Name, through references.
+bool isEnumNamed(QualType T, llvm::StringRef Name);
+/// For `t.to(x, ...)` that binds the TensorOptions overload and so only
+/// changes the device: the Device or DeviceType expression x names (seeing
+/// through torch::device(d)); null for any other call.
+const Expr *deviceTargetOfTo(const CXXMemberCallExpr *Call);
 /// A member of the loop variable of a range-for over a torch::data loader
 /// (`batch.data`, `batch.target`): host tensors.
 bool isDataLoaderBatch(const Expr *E);
