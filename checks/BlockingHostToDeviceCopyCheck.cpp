@@ -82,11 +82,8 @@ void BlockingHostToDeviceCopyCheck::check(
   if (utils::isInLibTorchHeader(Copy->getBeginLoc(), SM))
     return;
   // `do { } while (false)` is a macro idiom, not a loop.
-  if (const auto *Do = dyn_cast<DoStmt>(Loop)) {
-    bool Value = true;
-    if (Do->getCond()->EvaluateAsBooleanCondition(Value, Ctx) && !Value)
-      return;
-  }
+  if (utils::isRunOnceLoop(Loop, Ctx))
+    return;
   utils::DeviceAnalysis Devices(Ctx);
   const CXXMethodDecl *Method = Copy->getMethodDecl();
   const bool IsCuda = Method->getName() == "cuda";
@@ -122,10 +119,7 @@ void BlockingHostToDeviceCopyCheck::check(
               << LoopLine;
   if (Copy->getBeginLoc().isMacroID() || Copy->getEndLoc().isMacroID())
     return;
-  std::string Ns =
-      Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("torch")).empty()
-          ? "at"
-          : "torch";
+  std::string Ns = utils::torchNamespace(Ctx);
   // Pinning needs CUDA: a LibTorch without it throws. Where the target may be
   // the CPU at run time, pin only when it is not.
   if (IsCuda || Devices.ofDevice(Target) == DeviceKind::Cuda) {
@@ -134,9 +128,7 @@ void BlockingHostToDeviceCopyCheck::check(
         ".pin_memory()");
   } else {
     auto text = [&](const Expr *E) {
-      return Lexer::getSourceText(
-                 CharSourceRange::getTokenRange(E->getSourceRange()), SM, LO)
-          .str();
+      return utils::sourceText(E->getSourceRange(), SM, LO);
     };
     std::string Src = text(Source);
     std::string IsCudaTest =

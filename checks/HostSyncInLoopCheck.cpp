@@ -96,18 +96,9 @@ bool hasQualifiedName(const FunctionDecl *FD, llvm::StringRef Name) {
   return FD && FD->getIdentifier() && FD->getQualifiedNameAsString() == Name;
 }
 
-/// `do { ... } while (false)`, the statement-like macro idiom: its body
-/// runs once, so it is no loop.
-bool isRunOnce(const Stmt *S, const ASTContext &Ctx) {
-  const auto *D = dyn_cast<DoStmt>(S);
-  bool Value = true;
-  return D && !D->getCond()->isValueDependent() &&
-         D->getCond()->EvaluateAsBooleanCondition(Value, Ctx) && !Value;
-}
-
 bool isLoop(const Stmt *S, const ASTContext &Ctx) {
   return isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S) &&
-         !isRunOnce(S, Ctx);
+         !utils::isRunOnceLoop(S, Ctx);
 }
 
 const Stmt *loopBody(const Stmt *S) {
@@ -726,10 +717,7 @@ accumulateOnDevice(const Expr *ItemCall, const Stmt *Loop, ASTContext &Ctx,
   }
 
   auto text = [&](const Expr *E) {
-    return Lexer::getSourceText(
-               CharSourceRange::getTokenRange(E->getSourceRange()), SM,
-               LangOpts)
-        .str();
+    return utils::sourceText(E->getSourceRange(), SM, LangOpts);
   };
   const Expr *Object = MC->getImplicitObjectArgument();
   std::string ObjectText = text(Object);
@@ -738,10 +726,7 @@ accumulateOnDevice(const Expr *ItemCall, const Stmt *Loop, ASTContext &Ctx,
   if (!isa<DeclRefExpr, CXXMemberCallExpr, CallExpr, ParenExpr>(
           ignoreWrappers(Object)))
     ObjectText = "(" + ObjectText + ")";
-  std::string Ns =
-      Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("torch")).empty()
-          ? "at"
-          : "torch";
+  std::string Ns = utils::torchNamespace(Ctx);
   std::string Value =
       ObjectText + ".detach().to(" + Ns + "::" + ItemType->Name.str() + ")";
   if (Factor) {

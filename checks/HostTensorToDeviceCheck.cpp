@@ -25,6 +25,7 @@ using utils::DeviceKind;
 using utils::ignoreWrappers;
 using utils::isEnumNamed;
 using utils::isRecordNamed;
+using utils::sourceText;
 
 namespace {
 
@@ -60,11 +61,6 @@ bool isCachedResult(const Expr *Move, ASTContext &Ctx) {
       return false;
     Cur = P;
   }
-}
-
-std::string sourceText(SourceRange R, const SourceManager &SM,
-                       const LangOptions &LO) {
-  return Lexer::getSourceText(CharSourceRange::getTokenRange(R), SM, LO).str();
 }
 
 /// Every declaration \p E refers to is declared before \p Loc.

@@ -11,8 +11,7 @@ namespace clang::tidy::torch {
 void TorchModule::addCheckFactories(ClangTidyCheckFactories &CheckFactories) {
   CheckFactories.registerCheck<BlockingHostToDeviceCopyCheck>(
       "torch-blocking-host-to-device-copy");
-  CheckFactories.registerCheck<HostSyncInLoopCheck>(
-      "torch-host-sync-in-loop");
+  CheckFactories.registerCheck<HostSyncInLoopCheck>("torch-host-sync-in-loop");
   CheckFactories.registerCheck<HostTensorToDeviceCheck>(
       "torch-host-tensor-to-device");
   CheckFactories.registerCheck<ZeroGradCheck>("torch-zero-grad");

@@ -1,6 +1,10 @@
 //===--- TorchUtils.cpp - libtorch-tidy -----------------------------------===//
 
 #include "TorchUtils.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Lex/MacroInfo.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/SmallVector.h"
@@ -79,6 +83,26 @@ bool isInLibTorchHeader(SourceLocation Loc, const SourceManager &SM) {
       return true;
   }
   return false;
+}
+
+bool isRunOnceLoop(const Stmt *S, const ASTContext &Ctx) {
+  const auto *D = dyn_cast<DoStmt>(S);
+  bool Value = true;
+  return D && !D->getCond()->isValueDependent() &&
+         D->getCond()->EvaluateAsBooleanCondition(Value, Ctx) && !Value;
+}
+
+std::string torchNamespace(const ASTContext &Ctx) {
+  auto &Idents = const_cast<ASTContext &>(Ctx).Idents;
+  return Ctx.getTranslationUnitDecl()->lookup(&Idents.get("torch")).empty()
+             ? "at"
+             : "torch";
+}
+
+std::string sourceText(SourceRange R, const SourceManager &SM,
+                       const LangOptions &LangOpts) {
+  return Lexer::getSourceText(CharSourceRange::getTokenRange(R), SM, LangOpts)
+      .str();
 }
 
 } // namespace clang::tidy::torch::utils

@@ -15,7 +15,10 @@
 #include <string>
 
 namespace clang {
+class ASTContext;
+class LangOptions;
 class Preprocessor;
+class Stmt;
 } // namespace clang
 
 namespace clang::tidy::torch::utils {
@@ -41,6 +44,18 @@ std::optional<TorchVersion> readTorchVersion(const Preprocessor &PP);
 /// itself: a system header, or a file under a torch/csrc, ATen or c10
 /// directory. Checks never report there.
 bool isInLibTorchHeader(SourceLocation Loc, const SourceManager &SM);
+
+/// `do { ... } while (false)`, the statement-like macro idiom: its body runs
+/// once, so it is no loop.
+bool isRunOnceLoop(const Stmt *S, const ASTContext &Ctx);
+
+/// "torch" when the translation unit declares namespace torch, else "at":
+/// the namespace fix-its spell Tensor, kFloat and kCUDA with.
+std::string torchNamespace(const ASTContext &Ctx);
+
+/// The source text of the tokens in \p R.
+std::string sourceText(SourceRange R, const SourceManager &SM,
+                       const LangOptions &LangOpts);
 
 } // namespace clang::tidy::torch::utils
 
