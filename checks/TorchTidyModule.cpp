@@ -2,6 +2,7 @@
 
 #include "TorchTidyModule.h"
 #include "BlockingHostToDeviceCopyCheck.h"
+#include "ConvBiasBeforeBatchNormCheck.h"
 #include "HostSyncInLoopCheck.h"
 #include "HostTensorToDeviceCheck.h"
 #include "ZeroGradCheck.h"
@@ -11,6 +12,8 @@ namespace clang::tidy::torch {
 void TorchModule::addCheckFactories(ClangTidyCheckFactories &CheckFactories) {
   CheckFactories.registerCheck<BlockingHostToDeviceCopyCheck>(
       "torch-blocking-host-to-device-copy");
+  CheckFactories.registerCheck<ConvBiasBeforeBatchNormCheck>(
+      "torch-conv-bias-before-batchnorm");
   CheckFactories.registerCheck<HostSyncInLoopCheck>("torch-host-sync-in-loop");
   CheckFactories.registerCheck<HostTensorToDeviceCheck>(
       "torch-host-tensor-to-device");

@@ -4,8 +4,13 @@
 #include <torch/cuda.h>
 #include <torch/data/dataloader.h>
 #include <torch/nn/module.h>
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/conv.h>
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/optimizer.h>
+#include <torch/serialize.h>
 #include <torch/version.h>
 
 #include <optional>
@@ -29,6 +34,7 @@ at::Tensor linspace(double Start, double End, int64_t Steps,
 at::Tensor eye(int64_t N, at::TensorOptions Options = {});
 at::Tensor from_blob(void *Data, std::vector<int64_t> Sizes,
                      at::TensorOptions Options = {});
+at::Tensor relu(const at::Tensor &Input);
 at::Tensor nll_loss(const at::Tensor &Input, const at::Tensor &Target);
 at::Tensor mse_loss(const at::Tensor &Input, const at::Tensor &Target);
 namespace autograd {

@@ -7,7 +7,12 @@
 #include <vector>
 
 namespace torch {
+namespace serialize {
+class InputArchive;
+} // namespace serialize
 namespace nn {
+template <typename Contained> class ModuleHolder;
+
 class Module {
 public:
   virtual ~Module() = default;
@@ -22,32 +27,25 @@ public:
   template <typename ModuleType>
   std::shared_ptr<ModuleType>
   register_module(std::string Name, std::shared_ptr<ModuleType> Module);
+  template <typename ModuleType>
+  std::shared_ptr<ModuleType>
+  register_module(std::string Name, ModuleHolder<ModuleType> Holder);
+  void load(serialize::InputArchive &Archive);
 };
 
-template <typename Contained> class ModuleHolder {
-public:
-  ModuleHolder() : impl_(std::make_shared<Contained>()) {}
-  template <typename... Args>
-  explicit ModuleHolder(Args &&...As)
-      : impl_(std::make_shared<Contained>(As...)) {}
-  Contained *operator->() { return impl_.get(); }
-  const Contained *operator->() const { return impl_.get(); }
-  Contained &operator*() { return *impl_; }
-  std::shared_ptr<Contained> ptr() const { return impl_; }
+} // namespace nn
+} // namespace torch
 
-protected:
-  std::shared_ptr<Contained> impl_;
-};
+#include <torch/nn/pimpl.h>
 
+namespace torch {
+namespace nn {
 class LinearImpl : public Module {
 public:
   LinearImpl(int64_t In, int64_t Out);
   at::Tensor forward(const at::Tensor &Input);
 };
-class Linear : public ModuleHolder<LinearImpl> {
-public:
-  using ModuleHolder<LinearImpl>::ModuleHolder;
-};
+TORCH_MODULE(Linear);
 
 // Internal code that clears gradients: checks never report here.
 inline void resetModule(Module &M) { M.zero_grad(false); }
