@@ -461,7 +461,6 @@ BiasSite BiasAnalyzer::ofVariable(const DeclRefExpr *Ref, bool IsOptions,
     const auto *Other = Use.getNodeAs<DeclRefExpr>("use");
     if (Other == Ref)
       continue;
-    ++OtherUses;
     if (!IsOptions)
       return Unknown;
     // `opts.stride(2);` keeps the bias; `opts.bias(...)`, an assignment or a
@@ -472,8 +471,11 @@ BiasSite BiasAnalyzer::ofVariable(const DeclRefExpr *Ref, bool IsOptions,
         if (const auto *M = dyn_cast<CXXMethodDecl>(ME->getMemberDecl()))
           Setter = M->getIdentifier() && M->getName() != "bias" &&
                    isConvOptions(Ctx.getRecordType(M->getParent()));
-    if (!Setter && Mutations.isMutated(Other))
+    if (Setter)
+      continue;
+    if (Mutations.isMutated(Other))
       return Unknown;
+    ++OtherUses;
   }
   BiasSite Site = IsOptions ? ofOptions(VD->getInit(), Depth + 1)
                             : ofModule(VD->getInit(), Depth + 1);
@@ -1174,7 +1176,7 @@ void ConvBiasBeforeBatchNormCheck::onEndOfTranslationUnit() {
     const BiasSite &Site = C.Site;
     std::string Conv = moduleType(C.Source->getType()).Name;
     std::string What =
-        Site.Helper ? "bias of the " + Conv + " built by '" +
+        Site.Helper ? "bias of the " + Conv + " from '" +
                           Site.Helper->getNameAsString() + "'"
                     : "bias of this " + Conv;
     std::string Message = What + " is cancelled by the " +

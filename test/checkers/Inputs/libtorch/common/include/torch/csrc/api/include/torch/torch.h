@@ -41,3 +41,15 @@ namespace autograd {
 void backward(const std::vector<at::Tensor> &Tensors);
 } // namespace autograd
 } // namespace torch
+
+namespace torch {
+namespace nn {
+namespace detail {
+// Internal code with a convolution and its bias before a BatchNorm: checks
+// never report here.
+inline Sequential convBatchNormBlock() {
+  return Sequential(Conv2d(3, 8, 3), BatchNorm2d(8));
+}
+} // namespace detail
+} // namespace nn
+} // namespace torch
