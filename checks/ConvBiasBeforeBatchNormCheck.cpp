@@ -58,7 +58,8 @@ bool isInTorchNn(const Decl *D) {
          Outer->getDeclContext()->getRedeclContext()->isTranslationUnit();
 }
 
-const CXXRecordDecl *templateArgRecord(const ClassTemplateSpecializationDecl *S) {
+const CXXRecordDecl *
+templateArgRecord(const ClassTemplateSpecializationDecl *S) {
   const TemplateArgumentList &Args = S->getTemplateArgs();
   if (Args.size() < 1 || Args[0].getKind() != TemplateArgument::Type)
     return nullptr;
@@ -103,7 +104,8 @@ ModuleType moduleType(QualType T) {
   if (!Name.consume_back("Impl"))
     return {ModuleKind::Other, Name.str()};
   StringRef Dim = Name;
-  if (!Dim.consume_back("d") || Dim.empty() || !StringRef("123").contains(Dim.back()))
+  if (!Dim.consume_back("d") || Dim.empty() ||
+      !StringRef("123").contains(Dim.back()))
     return {ModuleKind::Other, Name.str()};
   Dim = Dim.drop_back();
   if (Dim == "Conv" || Dim == "ConvTranspose")
@@ -135,8 +137,7 @@ bool derivesFromTorchModule(const CXXRecordDecl *RD, unsigned Depth = 0) {
   if (RD->getIdentifier() && RD->getName() == "Module" && isInTorchNn(RD))
     return true;
   for (const CXXBaseSpecifier &Base : RD->bases())
-    if (derivesFromTorchModule(Base.getType()->getAsCXXRecordDecl(),
-                               Depth + 1))
+    if (derivesFromTorchModule(Base.getType()->getAsCXXRecordDecl(), Depth + 1))
       return true;
   return false;
 }
@@ -217,8 +218,7 @@ struct BiasSite {
 
 class BiasAnalyzer {
 public:
-  BiasAnalyzer(ASTContext &Ctx, const SourceManager &SM)
-      : Ctx(Ctx), SM(SM) {}
+  BiasAnalyzer(ASTContext &Ctx, const SourceManager &SM) : Ctx(Ctx), SM(SM) {}
 
   /// \p E evaluates to a convolution module (holder, shared_ptr or impl).
   BiasSite ofModule(const Expr *E, unsigned Depth = 0);
@@ -239,7 +239,8 @@ private:
 };
 
 const Stmt *BiasAnalyzer::bodyOf(const VarDecl *VD) {
-  const auto *FD = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  const auto *FD =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
   return FD ? FD->getBody() : nullptr;
 }
 
@@ -302,8 +303,8 @@ BiasSite BiasAnalyzer::ofModule(const Expr *E, unsigned Depth) {
       std::string Name = moduleType(Call->getType()).Name;
       if (Call->getNumArgs() == 1 && isConvOptions(Call->getArg(0)->getType()))
         return BuiltBy(ofOptions(Call->getArg(0), Depth));
-      return BuiltBy(ofConstructorArgs(Call->getArgs(), Call->getNumArgs(),
-                                       Name, Depth));
+      return BuiltBy(
+          ofConstructorArgs(Call->getArgs(), Call->getNumArgs(), Name, Depth));
     }
     return BuiltBy(ofHelper(Call, /*ReturnsOptions=*/false, Depth));
   }
@@ -335,8 +336,8 @@ BiasSite BiasAnalyzer::ofOptions(const Expr *E, unsigned Depth) {
   BiasSite Site = ofOptionsChain(E, Depth);
   // The default bias of the constructor at the root of the chain is turned
   // off at the end of the whole expression, after the other setters.
-  if (Site.State == Bias::On && Site.Fix == BiasSite::FixKind::AppendToOptions &&
-      !Site.Target)
+  if (Site.State == Bias::On &&
+      Site.Fix == BiasSite::FixKind::AppendToOptions && !Site.Target)
     Site.Target = strip(E);
   return Site;
 }
@@ -400,10 +401,9 @@ BiasSite BiasAnalyzer::ofHelper(const CallExpr *Call, bool ReturnsOptions,
                                 unsigned Depth) {
   BiasSite Site;
   const FunctionDecl *FD = Call->getDirectCallee();
-  if (!FD || FD->isTemplateInstantiation() || isa<CXXMethodDecl>(FD) &&
-                                                  cast<CXXMethodDecl>(FD)
-                                                      ->getParent()
-                                                      ->isLambda())
+  if (!FD || FD->isTemplateInstantiation() ||
+      isa<CXXMethodDecl>(FD) &&
+          cast<CXXMethodDecl>(FD)->getParent()->isLambda())
     return Site;
   const FunctionDecl *Def = FD->getDefinition();
   if (!Def || !Def->hasBody() || Def->isInStdNamespace() ||
@@ -452,9 +452,9 @@ BiasSite BiasAnalyzer::ofVariable(const DeclRefExpr *Ref, bool IsOptions,
   const Stmt *Body = bodyOf(VD);
   if (!Body)
     return Unknown;
-  auto Uses = match(
-      findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("use")), *Body,
-      Ctx);
+  auto Uses =
+      match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("use")),
+            *Body, Ctx);
   ExprMutationAnalyzer Mutations(*Body, Ctx);
   unsigned OtherUses = 0;
   for (const BoundNodes &Use : Uses) {
@@ -482,8 +482,8 @@ BiasSite BiasAnalyzer::ofVariable(const DeclRefExpr *Ref, bool IsOptions,
   if (Site.State == Bias::On && OtherUses && Site.NoFix.empty() &&
       !Site.Helper) {
     Site.Fix = BiasSite::FixKind::None;
-    Site.NoFix = "options variable '" + VD->getName().str() +
-                 "' is used elsewhere too";
+    Site.NoFix =
+        "options variable '" + VD->getName().str() + "' is used elsewhere too";
   }
   return Site;
 }
@@ -580,8 +580,7 @@ public:
   llvm::SmallPtrSet<const FieldDecl *, 8> Fields;
   llvm::SmallPtrSet<const FunctionDecl *, 8> Functions;
   llvm::DenseMap<const FieldDecl *, std::vector<const MemberExpr *>> FieldUses;
-  llvm::DenseMap<const FunctionDecl *, std::vector<const Expr *>>
-      FunctionUses;
+  llvm::DenseMap<const FunctionDecl *, std::vector<const Expr *>> FunctionUses;
 
   bool VisitMemberExpr(MemberExpr *ME) {
     if (const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl()))
@@ -642,20 +641,18 @@ ConvBiasBeforeBatchNormCheck::~ConvBiasBeforeBatchNormCheck() = default;
 
 void ConvBiasBeforeBatchNormCheck::storeOptions(
     ClangTidyOptions::OptionMap &Opts) {
-  Options.store(Opts, "CheckpointLoaders",
-                llvm::join(CheckpointLoaders.begin(), CheckpointLoaders.end(),
-                           ";"));
+  Options.store(
+      Opts, "CheckpointLoaders",
+      llvm::join(CheckpointLoaders.begin(), CheckpointLoaders.end(), ";"));
 }
 
 void ConvBiasBeforeBatchNormCheck::registerMatchers(MatchFinder *Finder) {
-  auto SequentialClass =
-      cxxRecordDecl(hasAnyName("::torch::nn::Sequential",
-                               "::torch::nn::SequentialImpl"));
-  Finder->addMatcher(
-      cxxConstructExpr(hasType(SequentialClass),
-                       unless(isInTemplateInstantiation()))
-          .bind("sequential"),
-      this);
+  auto SequentialClass = cxxRecordDecl(
+      hasAnyName("::torch::nn::Sequential", "::torch::nn::SequentialImpl"));
+  Finder->addMatcher(cxxConstructExpr(hasType(SequentialClass),
+                                      unless(isInTemplateInstantiation()))
+                         .bind("sequential"),
+                     this);
   Finder->addMatcher(
       cxxMemberCallExpr(callee(cxxMethodDecl(
                             hasName("push_back"),
@@ -674,10 +671,10 @@ void ConvBiasBeforeBatchNormCheck::registerMatchers(MatchFinder *Finder) {
           .bind("load"),
       this);
   Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(
-                            hasName("load"),
-                            ofClass(hasName("::torch::nn::Module")))
-                            .bind("loader")))
+      cxxMemberCallExpr(
+          callee(cxxMethodDecl(hasName("load"),
+                               ofClass(hasName("::torch::nn::Module")))
+                     .bind("loader")))
           .bind("load"),
       this);
 }
@@ -713,7 +710,8 @@ std::vector<Entry> sequentialEntries(const CXXConstructExpr *CE) {
         const auto *Named = dyn_cast<CXXConstructExpr>(strip(Init));
         if (!Named || Named->getNumArgs() != 2)
           return {};
-        Entries.push_back({Named->getArg(1), stringLiteralIn(Named->getArg(0))});
+        Entries.push_back(
+            {Named->getArg(1), stringLiteralIn(Named->getArg(0))});
       }
       return Entries;
     }
@@ -725,8 +723,8 @@ std::vector<Entry> sequentialEntries(const CXXConstructExpr *CE) {
 
 /// The statement of \p E's compound statement that contains it, and that
 /// compound statement.
-std::pair<const Stmt *, const CompoundStmt *> enclosingStatement(const Stmt *S,
-                                                                 ASTContext &Ctx) {
+std::pair<const Stmt *, const CompoundStmt *>
+enclosingStatement(const Stmt *S, ASTContext &Ctx) {
   for (unsigned Depth = 0; S && Depth < 64; ++Depth) {
     DynTypedNodeList Parents = Ctx.getParents(*S);
     if (Parents.empty())
@@ -813,7 +811,8 @@ void ConvBiasBeforeBatchNormCheck::check(
     return;
   }
 
-  if (const auto *Seq = Result.Nodes.getNodeAs<CXXConstructExpr>("sequential")) {
+  if (const auto *Seq =
+          Result.Nodes.getNodeAs<CXXConstructExpr>("sequential")) {
     if (utils::isInLibTorchHeader(Seq->getBeginLoc(), SM))
       return;
     std::vector<Entry> Entries = sequentialEntries(Seq);
@@ -821,14 +820,16 @@ void ConvBiasBeforeBatchNormCheck::check(
       ModuleType Next = moduleType(Entries[I + 1].Module->getType());
       if (moduleType(Entries[I].Module->getType()).Kind == ModuleKind::Conv &&
           Next.Kind == ModuleKind::BatchNorm)
-        AddCandidate(Entries[I].Module,
-                     describeBatchNorm(Next.Name, Entries[I + 1].Name,
-                                       strip(Entries[I + 1].Module)->getBeginLoc()));
+        AddCandidate(
+            Entries[I].Module,
+            describeBatchNorm(Next.Name, Entries[I + 1].Name,
+                              strip(Entries[I + 1].Module)->getBeginLoc()));
     }
     return;
   }
 
-  if (const auto *Push = Result.Nodes.getNodeAs<CXXMemberCallExpr>("push_back")) {
+  if (const auto *Push =
+          Result.Nodes.getNodeAs<CXXMemberCallExpr>("push_back")) {
     if (utils::isInLibTorchHeader(Push->getBeginLoc(), SM))
       return;
     const Expr *ConvArg = Push->getArg(Push->getNumArgs() - 1);
@@ -846,9 +847,8 @@ void ConvBiasBeforeBatchNormCheck::check(
     ModuleType BN = moduleType(BNArg->getType());
     if (BN.Kind != ModuleKind::BatchNorm)
       return;
-    std::string Name = NextPush->getNumArgs() == 2
-                           ? stringLiteralIn(NextPush->getArg(0))
-                           : "";
+    std::string Name =
+        NextPush->getNumArgs() == 2 ? stringLiteralIn(NextPush->getArg(0)) : "";
     AddCandidate(ConvArg,
                  describeBatchNorm(BN.Name, Name, strip(BNArg)->getBeginLoc()));
     return;
@@ -883,14 +883,15 @@ const Stmt *MemberAnalysis::skipUp(const Stmt *S, const Stmt **Child) {
   while (S) {
     DynTypedNodeList Parents = Ctx.getParents(*S);
     const Stmt *P = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
-    if (!P || !(isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr,
-                    CXXBindTemporaryExpr, ExprWithCleanups,
-                    CXXFunctionalCastExpr>(P) ||
-                (isa<CXXConstructExpr>(P) &&
-                 cast<CXXConstructExpr>(P)->getNumArgs() == 1 &&
-                 cast<CXXConstructExpr>(P)
-                     ->getConstructor()
-                     ->isCopyOrMoveConstructor()))) {
+    if (!P ||
+        !(isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr,
+              CXXBindTemporaryExpr, ExprWithCleanups, CXXFunctionalCastExpr>(
+              P) ||
+          (isa<CXXConstructExpr>(P) &&
+           cast<CXXConstructExpr>(P)->getNumArgs() == 1 &&
+           cast<CXXConstructExpr>(P)
+               ->getConstructor()
+               ->isCopyOrMoveConstructor()))) {
       if (Child)
         *Child = S;
       return P;
@@ -999,9 +1000,9 @@ std::optional<BatchNormUse> MemberAnalysis::consumer(const Expr *Call) {
     return std::nullopt;
   bool After = false;
   for (const Stmt *S : Compound->body()) {
-    if (After && !match(findAll(declRefExpr(to(varDecl(equalsNode(Var))))),
-                        *S, Ctx)
-                      .empty())
+    if (After &&
+        !match(findAll(declRefExpr(to(varDecl(equalsNode(Var))))), *S, Ctx)
+             .empty())
       return std::nullopt;
     if (S == Next)
       After = true;
@@ -1057,8 +1058,7 @@ MemberAnalysis::analyze(const FieldDecl *Field, const CXXRecordDecl *RD) {
         if (const auto *ME = dyn_cast<MemberExpr>(Up))
           if (const Stmt *Up2 = skipUp(ME, nullptr))
             if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Up2);
-                MC && MC->getCallee()->IgnoreParens() == ME &&
-                asModuleCall(MC))
+                MC && MC->getCallee()->IgnoreParens() == ME && asModuleCall(MC))
               Call = MC;
     if (!Call)
       return std::nullopt;
@@ -1109,7 +1109,8 @@ void ConvBiasBeforeBatchNormCheck::onEndOfTranslationUnit() {
         for (const Expr *Source : Found->second) {
           BiasSite Site = Analyzer.ofModule(Source);
           if (Site.State == Bias::On)
-            S->Candidates.push_back({strip(Source), std::move(Site), Found->first});
+            S->Candidates.push_back(
+                {strip(Source), std::move(Site), Found->first});
         }
       }
   }
@@ -1141,8 +1142,8 @@ void ConvBiasBeforeBatchNormCheck::onEndOfTranslationUnit() {
     case BiasSite::FixKind::None:
       return false;
     case BiasSite::FixKind::AppendToOptions: {
-      SourceLocation End = Lexer::getLocForEndOfToken(
-          Site.Target->getEndLoc(), 0, SM, LangOpts);
+      SourceLocation End =
+          Lexer::getLocForEndOfToken(Site.Target->getEndLoc(), 0, SM, LangOpts);
       if (InMacro(Site.Target->getBeginLoc()) || End.isInvalid())
         return false;
       Fixes.push_back(FixItHint::CreateInsertion(End, ".bias(false)"));
@@ -1152,8 +1153,8 @@ void ConvBiasBeforeBatchNormCheck::onEndOfTranslationUnit() {
       if (InMacro(Site.Target->getBeginLoc()) ||
           InMacro(Site.Target->getEndLoc()))
         return false;
-      Fixes.push_back(FixItHint::CreateReplacement(
-          Site.Target->getSourceRange(), "false"));
+      Fixes.push_back(
+          FixItHint::CreateReplacement(Site.Target->getSourceRange(), "false"));
       return true;
     case BiasSite::FixKind::WrapArguments: {
       SourceRange Args(Site.Target->getBeginLoc(), Site.LastArg->getEndLoc());
@@ -1175,10 +1176,9 @@ void ConvBiasBeforeBatchNormCheck::onEndOfTranslationUnit() {
   for (const Candidate &C : Candidates) {
     const BiasSite &Site = C.Site;
     std::string Conv = moduleType(C.Source->getType()).Name;
-    std::string What =
-        Site.Helper ? "bias of the " + Conv + " from '" +
-                          Site.Helper->getNameAsString() + "'"
-                    : "bias of this " + Conv;
+    std::string What = Site.Helper ? "bias of the " + Conv + " from '" +
+                                         Site.Helper->getNameAsString() + "'"
+                                   : "bias of this " + Conv;
     std::string Message = What + " is cancelled by the " +
                           C.BatchNorm.Description + " at line " +
                           lineOf(C.BatchNorm.Loc, SM) +
@@ -1197,8 +1197,7 @@ void ConvBiasBeforeBatchNormCheck::onEndOfTranslationUnit() {
       if (AllCallsFollowed)
         for (const Expr *Use : It->second) {
           bool Ours = llvm::any_of(Candidates, [&](const Candidate &O) {
-            return O.Site.HelperCall &&
-                   O.Site.Helper == Site.Helper &&
+            return O.Site.HelperCall && O.Site.Helper == Site.Helper &&
                    O.Site.HelperCall->getCallee()->IgnoreParenImpCasts() == Use;
           });
           if (!Ours) {
@@ -1210,7 +1209,14 @@ void ConvBiasBeforeBatchNormCheck::onEndOfTranslationUnit() {
       bool Direct = llvm::all_of(Site.HelperReturns, [](const BiasSite &R) {
         return !R.Helper && R.Fix != BiasSite::FixKind::None;
       });
-      if (AllCallsFollowed && Direct) {
+      // A helper declared in a header may be called by other files, where no
+      // BatchNorm need follow.
+      bool OnlyHere =
+          !Site.Helper->isExternallyVisible() ||
+          llvm::all_of(Site.Helper->redecls(), [&](const FunctionDecl *D) {
+            return SM.isInMainFile(SM.getExpansionLoc(D->getLocation()));
+          });
+      if (AllCallsFollowed && Direct && OnlyHere) {
         if (HelpersFixed.insert(Site.Helper).second) {
           for (const BiasSite &R : Site.HelperReturns)
             if (!FixesAt(R, Fixes)) {
@@ -1222,12 +1228,18 @@ void ConvBiasBeforeBatchNormCheck::onEndOfTranslationUnit() {
         }
         // Later calls share the fix made with the first one.
       } else if (!FixesAt(Site, Fixes)) {
-        NoFix = "'" + Site.Helper->getNameAsString() + "' also builds " +
-                (AllCallsFollowed
-                     ? std::string("the convolution through another helper")
-                     : "convolutions that no BatchNorm follows (line " +
-                           lineOf(Elsewhere, SM) + ")") +
-                "; pass the bias as a parameter of it";
+        std::string Helper = "'" + Site.Helper->getNameAsString() + "'";
+        if (!AllCallsFollowed)
+          NoFix = Helper +
+                  " also builds convolutions that no BatchNorm "
+                  "follows (line " +
+                  lineOf(Elsewhere, SM) + "); pass the bias as a parameter";
+        else if (!OnlyHere)
+          NoFix = Helper + " is declared in a header, so other files may "
+                           "call it without a BatchNorm; pass the bias as a "
+                           "parameter";
+        else
+          NoFix = Helper + " builds the convolution through another helper";
       }
     } else if (!FixesAt(Site, Fixes)) {
       NoFix = Site.NoFix.empty() ? "the options are written in a macro"

@@ -134,7 +134,7 @@ nn::Conv2d conv1x1(int64_t In, int64_t Out) { return nn::Conv2d(In, Out, 1); }
 
 nn::Sequential helperShared() {
   return nn::Sequential(conv1x1(3, 8), nn::BatchNorm2d(8), conv1x1(8, 8));
-  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of the Conv2d from 'conv1x1' is cancelled by the BatchNorm2d at line [[@LINE-1]], which subtracts the per-channel mean right after; build the convolution with .bias(false); no fix-it: 'conv1x1' also builds convolutions that no BatchNorm follows (line [[@LINE-1]]); pass the bias as a parameter of it [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of the Conv2d from 'conv1x1' is cancelled by the BatchNorm2d at line [[@LINE-1]], which subtracts the per-channel mean right after; build the convolution with .bias(false); no fix-it: 'conv1x1' also builds convolutions that no BatchNorm follows (line [[@LINE-1]]); pass the bias as a parameter [torch-conv-bias-before-batchnorm]
 }
 
 #define CONV_OPTIONS(In, Out) nn::Conv2dOptions(In, Out, 3)

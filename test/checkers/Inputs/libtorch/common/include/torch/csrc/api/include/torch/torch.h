@@ -1,6 +1,10 @@
 #pragma once
+#include <ATen/Context.h>
 #include <ATen/core/Formatting.h>
 #include <ATen/core/TensorBody.h>
+#include <torch/csrc/autograd/anomaly_mode.h>
+#include <torch/csrc/autograd/profiler_kineto.h>
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/cuda.h>
 #include <torch/data/dataloader.h>
 #include <torch/nn/module.h>

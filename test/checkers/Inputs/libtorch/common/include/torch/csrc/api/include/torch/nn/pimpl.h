@@ -43,10 +43,11 @@ public:
   const std::shared_ptr<Contained> &ptr() const { return impl_; }
   Contained *get() { return impl_.get(); }
 
-  template <typename... Args>
+  // C defers the lookup of forward() to the call, as LibTorch's
+  // return_type_of_forward_t does: not every module has one.
+  template <typename... Args, typename C = Contained>
   auto operator()(Args &&...As)
-      -> decltype(std::declval<Contained &>().forward(
-          std::forward<Args>(As)...)) {
+      -> decltype(std::declval<C &>().forward(std::forward<Args>(As)...)) {
     return impl_->forward(std::forward<Args>(As)...);
   }
 };
