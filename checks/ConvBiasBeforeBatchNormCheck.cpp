@@ -231,7 +231,6 @@ private:
                              const std::string &ConvName, unsigned Depth);
   BiasSite ofHelper(const CallExpr *Call, bool ReturnsOptions, unsigned Depth);
   BiasSite ofVariable(const DeclRefExpr *Ref, bool IsOptions, unsigned Depth);
-  std::optional<bool> boolValue(const Expr *E);
   const Stmt *bodyOf(const VarDecl *VD);
 
   ASTContext &Ctx;
@@ -242,27 +241,6 @@ const Stmt *BiasAnalyzer::bodyOf(const VarDecl *VD) {
   const auto *FD =
       dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
   return FD ? FD->getBody() : nullptr;
-}
-
-/// A bool that is a constant, or a local variable initialized with one and
-/// never changed.
-std::optional<bool> BiasAnalyzer::boolValue(const Expr *E) {
-  E = E->IgnoreParenImpCasts();
-  if (E->isValueDependent() || E->isTypeDependent())
-    return std::nullopt;
-  bool Value = false;
-  if (E->EvaluateAsBooleanCondition(Value, Ctx))
-    return Value;
-  const auto *Ref = dyn_cast<DeclRefExpr>(E);
-  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!VD || isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl() ||
-      VD->isStaticLocal() || !VD->getInit() ||
-      VD->getType().isVolatileQualified())
-    return std::nullopt;
-  const Stmt *Body = bodyOf(VD);
-  if (!Body || ExprMutationAnalyzer(*Body, Ctx).isMutated(VD))
-    return std::nullopt;
-  return boolValue(VD->getInit());
 }
 
 BiasSite BiasAnalyzer::ofModule(const Expr *E, unsigned Depth) {
@@ -354,7 +332,7 @@ BiasSite BiasAnalyzer::ofOptionsChain(const Expr *E, unsigned Depth) {
       return Unknown;
     if (M->getName() == "bias" && MC->getNumArgs() == 1) {
       BiasSite Site;
-      std::optional<bool> Value = boolValue(MC->getArg(0));
+      std::optional<bool> Value = utils::provableBool(MC->getArg(0), Ctx);
       if (!Value)
         return Unknown;
       Site.State = *Value ? Bias::On : Bias::Off;

@@ -3,6 +3,7 @@
 #include "TorchTidyModule.h"
 #include "BlockingHostToDeviceCopyCheck.h"
 #include "ConvBiasBeforeBatchNormCheck.h"
+#include "DebugApiEnabledCheck.h"
 #include "HostSyncInLoopCheck.h"
 #include "HostTensorToDeviceCheck.h"
 #include "ZeroGradCheck.h"
@@ -14,6 +15,7 @@ void TorchModule::addCheckFactories(ClangTidyCheckFactories &CheckFactories) {
       "torch-blocking-host-to-device-copy");
   CheckFactories.registerCheck<ConvBiasBeforeBatchNormCheck>(
       "torch-conv-bias-before-batchnorm");
+  CheckFactories.registerCheck<DebugApiEnabledCheck>("torch-debug-api-enabled");
   CheckFactories.registerCheck<HostSyncInLoopCheck>("torch-host-sync-in-loop");
   CheckFactories.registerCheck<HostTensorToDeviceCheck>(
       "torch-host-tensor-to-device");

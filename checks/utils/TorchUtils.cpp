@@ -4,6 +4,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/MacroInfo.h"
 #include "clang/Lex/Preprocessor.h"
@@ -97,6 +98,27 @@ std::string torchNamespace(const ASTContext &Ctx) {
   return Ctx.getTranslationUnitDecl()->lookup(&Idents.get("torch")).empty()
              ? "at"
              : "torch";
+}
+
+std::optional<bool> provableBool(const Expr *E, ASTContext &Ctx) {
+  E = E->IgnoreParenImpCasts();
+  if (E->isValueDependent() || E->isTypeDependent())
+    return std::nullopt;
+  bool Value = false;
+  if (E->EvaluateAsBooleanCondition(Value, Ctx))
+    return Value;
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!VD || isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl() ||
+      VD->isStaticLocal() || !VD->getInit() ||
+      VD->getType().isVolatileQualified())
+    return std::nullopt;
+  const auto *FD =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  const Stmt *Body = FD ? FD->getBody() : nullptr;
+  if (!Body || ExprMutationAnalyzer(*Body, Ctx).isMutated(VD))
+    return std::nullopt;
+  return provableBool(VD->getInit(), Ctx);
 }
 
 std::string sourceText(SourceRange R, const SourceManager &SM,

@@ -16,6 +16,7 @@
 
 namespace clang {
 class ASTContext;
+class Expr;
 class LangOptions;
 class Preprocessor;
 class Stmt;
@@ -52,6 +53,10 @@ bool isRunOnceLoop(const Stmt *S, const ASTContext &Ctx);
 /// "torch" when the translation unit declares namespace torch, else "at":
 /// the namespace fix-its spell Tensor, kFloat and kCUDA with.
 std::string torchNamespace(const ASTContext &Ctx);
+
+/// The value of a bool expression when the code proves it: a constant, or a
+/// local variable initialized with one and never changed.
+std::optional<bool> provableBool(const Expr *E, ASTContext &Ctx);
 
 /// The source text of the tokens in \p R.
 std::string sourceText(SourceRange R, const SourceManager &SM,

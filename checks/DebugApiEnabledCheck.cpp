@@ -1,0 +1,564 @@
+//===--- DebugApiEnabledCheck.cpp - libtorch-tidy -------------------------===//
+//
+// Debugging switches cost the most when they are forgotten: anomaly mode
+// records a stack trace for every autograd node and scans every gradient for
+// NaN, and a profiler left around the training loop records every operator
+// of every step. The check reports such a switch when a training loop (one
+// that calls backward() or an optimizer's step(), directly or through the
+// functions it calls) runs while it is on, and stays silent for switches that
+// are clearly deliberate: under a runtime condition, in a debug-only
+// preprocessor branch, or in a test.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DebugApiEnabledCheck.h"
+#include "utils/TorchUtils.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+namespace {
+
+constexpr unsigned MaxCallDepth = 3;
+
+constexpr llvm::StringLiteral AnomalyCost =
+    "every backward() then records a stack trace for each autograd node and "
+    "checks each gradient for NaN, which slows training several times on CPU "
+    "and GPU";
+
+//===----------------------------------------------------------------------===//
+// Debug-only preprocessor branches
+//===----------------------------------------------------------------------===//
+
+/// Records the branches of #if/#ifdef/#ifndef that only debug builds compile:
+/// `#ifndef NDEBUG`, `#ifdef DEBUG`, `#if !defined(NDEBUG)`, the #else of
+/// `#ifdef NDEBUG`, and the like.
+class DebugBranches : public PPCallbacks {
+public:
+  DebugBranches(const SourceManager &SM, const LangOptions &LangOpts,
+                std::shared_ptr<std::vector<SourceRange>> Regions)
+      : SM(SM), LangOpts(LangOpts), Regions(std::move(Regions)) {}
+
+  void If(SourceLocation Loc, SourceRange Cond,
+          ConditionValueKind) override {
+    auto [Debug, ElseDebug] = classify(Cond);
+    Stack.push_back({Loc, Debug, ElseDebug});
+  }
+  void Ifdef(SourceLocation Loc, const Token &Name,
+             const MacroDefinition &) override {
+    StringRef N = nameOf(Name);
+    Stack.push_back({Loc, isDebugMacro(N), N == "NDEBUG"});
+  }
+  void Ifndef(SourceLocation Loc, const Token &Name,
+              const MacroDefinition &) override {
+    StringRef N = nameOf(Name);
+    Stack.push_back({Loc, N == "NDEBUG", isDebugMacro(N)});
+  }
+  void Elif(SourceLocation Loc, SourceRange Cond, ConditionValueKind,
+            SourceLocation) override {
+    if (Stack.empty())
+      return;
+    close(Loc);
+    auto [Debug, ElseDebug] = classify(Cond);
+    Stack.back() = {Loc, Debug, false};
+  }
+  void Else(SourceLocation Loc, SourceLocation) override {
+    if (Stack.empty())
+      return;
+    close(Loc);
+    Stack.back() = {Loc, Stack.back().ElseDebug, false};
+  }
+  void Endif(SourceLocation Loc, SourceLocation) override {
+    if (Stack.empty())
+      return;
+    close(Loc);
+    Stack.pop_back();
+  }
+
+private:
+  struct Branch {
+    SourceLocation Start;
+    bool Debug;
+    bool ElseDebug;
+  };
+
+  static bool isDebugMacro(StringRef Name) {
+    return Name != "NDEBUG" && Name.contains("DEBUG");
+  }
+  static StringRef nameOf(const Token &T) {
+    const IdentifierInfo *II = T.getIdentifierInfo();
+    return II ? II->getName() : StringRef();
+  }
+  void close(SourceLocation End) {
+    if (Stack.back().Debug)
+      Regions->push_back(SourceRange(Stack.back().Start, End));
+  }
+  /// Whether the branch of `#if Cond`, and its #else, are debug-only.
+  std::pair<bool, bool> classify(SourceRange Cond) {
+    std::string Text;
+    for (char C : Lexer::getSourceText(CharSourceRange::getTokenRange(Cond),
+                                       SM, LangOpts))
+      if (!isspace(static_cast<unsigned char>(C)) && C != '(' && C != ')')
+        Text += C;
+    if (Text == "!definedNDEBUG" || Text == "!NDEBUG")
+      return {true, false};
+    if (Text == "definedNDEBUG" || Text == "NDEBUG")
+      return {false, true};
+    StringRef T(Text);
+    if (T.contains("NDEBUG") || !T.contains("DEBUG") || T.contains("||") ||
+        T.contains("&&"))
+      return {false, false};
+    bool Negated = T.starts_with("!");
+    return {!Negated, Negated};
+  }
+
+  const SourceManager &SM;
+  const LangOptions &LangOpts;
+  std::shared_ptr<std::vector<SourceRange>> Regions;
+  std::vector<Branch> Stack;
+};
+
+//===----------------------------------------------------------------------===//
+// Training loops
+//===----------------------------------------------------------------------===//
+
+bool isLoop(const Stmt *S) {
+  return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
+}
+
+bool isRecordOrDerived(const CXXRecordDecl *RD, StringRef QualifiedName,
+                       unsigned Depth = 0) {
+  if (!RD || Depth > 16 || !RD->hasDefinition())
+    return false;
+  RD = RD->getDefinition();
+  if (RD->getIdentifier() && RD->getQualifiedNameAsString() == QualifiedName)
+    return true;
+  for (const CXXBaseSpecifier &Base : RD->bases())
+    if (isRecordOrDerived(Base.getType()->getAsCXXRecordDecl(), QualifiedName,
+                          Depth + 1))
+      return true;
+  return false;
+}
+
+/// A call that makes a loop a training loop: backward() or an optimizer
+/// step.
+bool isTrainingCall(const FunctionDecl *FD) {
+  if (!FD || !FD->getIdentifier())
+    return false;
+  StringRef Name = FD->getName();
+  if (Name == "backward") {
+    if (const auto *M = dyn_cast<CXXMethodDecl>(FD))
+      return isRecordOrDerived(M->getParent(), "at::TensorBase");
+    return FD->getQualifiedNameAsString() == "torch::autograd::backward";
+  }
+  if (Name == "step")
+    if (const auto *M = dyn_cast<CXXMethodDecl>(FD))
+      return isRecordOrDerived(M->getParent(), "torch::optim::Optimizer");
+  return false;
+}
+
+class TrainingLoops {
+public:
+  TrainingLoops(ASTContext &Ctx) : Ctx(Ctx) {}
+
+  /// \p S calls backward() or step(), directly or through the functions of
+  /// the translation unit it calls.
+  bool trains(const Stmt *S, unsigned Depth = 0) {
+    for (const BoundNodes &N :
+         match(findAll(callExpr().bind("call")), *S, Ctx)) {
+      const FunctionDecl *FD =
+          N.getNodeAs<CallExpr>("call")->getDirectCallee();
+      if (isTrainingCall(FD))
+        return true;
+      if (const Stmt *Body = userBody(FD, Depth))
+        if (trains(Body, Depth + 1))
+          return true;
+    }
+    return false;
+  }
+
+  /// The first training loop in \p S, or in the functions \p S calls.
+  const Stmt *firstIn(const Stmt *S, unsigned Depth = 0) {
+    for (const BoundNodes &N :
+         match(findAll(stmt(anyOf(forStmt(), whileStmt(), doStmt(),
+                                  cxxForRangeStmt()))
+                           .bind("loop")),
+               *S, Ctx)) {
+      const auto *Loop = N.getNodeAs<Stmt>("loop");
+      if (!utils::isRunOnceLoop(Loop, Ctx) && trains(Loop))
+        return Loop;
+    }
+    for (const BoundNodes &N :
+         match(findAll(callExpr().bind("call")), *S, Ctx))
+      if (const Stmt *Body = userBody(
+              N.getNodeAs<CallExpr>("call")->getDirectCallee(), Depth))
+        if (const Stmt *Loop = firstIn(Body, Depth + 1))
+          return Loop;
+    return nullptr;
+  }
+
+private:
+  const Stmt *userBody(const FunctionDecl *FD, unsigned Depth) {
+    if (!FD || Depth >= MaxCallDepth)
+      return nullptr;
+    const FunctionDecl *Def = FD->getDefinition();
+    if (!Def || !Def->hasBody() ||
+        utils::isInLibTorchHeader(Def->getLocation(), Ctx.getSourceManager()))
+      return nullptr;
+    return Def->getBody();
+  }
+
+  ASTContext &Ctx;
+};
+
+const Stmt *parentStmtOfDecl(const Decl *D, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*D);
+  return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+}
+
+const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*S);
+  return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+}
+
+/// Whether \p S calls \p Name, one of the switches that turn the debugging
+/// off again.
+bool callsSwitchOff(const Stmt *S, StringRef Name, ASTContext &Ctx) {
+  for (const BoundNodes &N :
+       match(findAll(callExpr().bind("call")), *S, Ctx)) {
+    const auto *Call = N.getNodeAs<CallExpr>("call");
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (!FD || !FD->getIdentifier() || FD->getName() != Name)
+      continue;
+    if (Name == "disableProfiler")
+      return true;
+    // AnomalyMode::set_enabled(false)
+    std::optional<bool> On =
+        Call->getNumArgs() ? utils::provableBool(Call->getArg(0), Ctx)
+                           : std::nullopt;
+    if (On && !*On)
+      return true;
+  }
+  return false;
+}
+
+/// The training loop that runs while the switch at \p Site is on: one that
+/// encloses it, or the first one after it in its block (and, with
+/// \p WalkUp, in the blocks around it). \p OffName names the call that turns
+/// the switch off; after one, nothing is found and \p SwitchedOff is set.
+const Stmt *loopWhileOn(const Stmt *Site, bool WalkUp, StringRef OffName,
+                        ASTContext &Ctx, bool *SwitchedOff = nullptr) {
+  TrainingLoops Loops(Ctx);
+  for (const Stmt *P = parentStmt(Site, Ctx); P; P = parentStmt(P, Ctx))
+    if (isLoop(P) && !utils::isRunOnceLoop(P, Ctx) && Loops.trains(P))
+      return P;
+  const Stmt *Cur = Site;
+  for (const Stmt *P = parentStmt(Cur, Ctx); P; P = parentStmt(Cur, Ctx)) {
+    if (const auto *Block = dyn_cast<CompoundStmt>(P)) {
+      bool After = false;
+      for (const Stmt *S : Block->body()) {
+        if (After) {
+          const Stmt *Loop = Loops.firstIn(S);
+          // Switched off before the loop, or inside it (a few iterations).
+          if (callsSwitchOff(S, OffName, Ctx) &&
+              (!Loop || callsSwitchOff(Loop, OffName, Ctx) ||
+               !isLoop(S))) {
+            if (SwitchedOff)
+              *SwitchedOff = true;
+            return nullptr;
+          }
+          if (Loop)
+            return Loop;
+        }
+        After |= S == Cur;
+      }
+      if (!WalkUp)
+        return nullptr;
+    }
+    Cur = P;
+  }
+  return nullptr;
+}
+
+std::string lineOf(const Stmt *S, const SourceManager &SM) {
+  return std::to_string(SM.getExpansionLineNumber(S->getBeginLoc()));
+}
+
+/// The text of the lines [Begin, End] of a statement alone on its lines:
+/// the offsets of the first line's start and of the character after the
+/// last line's newline; std::nullopt when other code shares the lines.
+std::optional<std::pair<SourceLocation, SourceLocation>>
+wholeLines(SourceRange R, const SourceManager &SM, const LangOptions &LO) {
+  if (R.getBegin().isMacroID() || R.getEnd().isMacroID())
+    return std::nullopt;
+  // The statement's semicolon.
+  std::optional<Token> Semi =
+      Lexer::findNextToken(R.getEnd(), SM, LO);
+  SourceLocation Last = R.getEnd();
+  if (Semi && Semi->is(tok::semi))
+    Last = Semi->getLocation();
+  auto [FID, BeginOff] = SM.getDecomposedLoc(R.getBegin());
+  auto [LastFID, LastOff] = SM.getDecomposedLoc(Last);
+  if (FID != LastFID)
+    return std::nullopt;
+  StringRef Buf = SM.getBufferData(FID);
+  size_t LineStart = Buf.rfind('\n', BeginOff);
+  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
+  if (!Buf.slice(LineStart, BeginOff).trim().empty())
+    return std::nullopt;
+  size_t LineEnd = Buf.find('\n', LastOff);
+  if (LineEnd == StringRef::npos)
+    return std::nullopt;
+  StringRef Rest = Buf.slice(LastOff + 1, LineEnd).trim();
+  if (!Rest.empty() && !Rest.starts_with("//"))
+    return std::nullopt;
+  SourceLocation FileStart = SM.getLocForStartOfFile(FID);
+  return std::make_pair(FileStart.getLocWithOffset(LineStart),
+                        FileStart.getLocWithOffset(LineEnd + 1));
+}
+
+} // namespace
+
+DebugApiEnabledCheck::DebugApiEnabledCheck(StringRef Name,
+                                           ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context),
+      AnomalyFix(Options.get("AnomalyFix", "wrap").str()),
+      TestFilePattern(
+          Options
+              .get("TestFilePattern",
+                   "(^|/)(test|tests|testing)/|_(unit)?tests?\\.(cc|cpp|cxx)$")
+              .str()),
+      TestFile(TestFilePattern),
+      DebugRegions(std::make_shared<std::vector<SourceRange>>()) {
+  std::string Error;
+  if (!TestFile.isValid(Error))
+    configurationDiag("invalid TestFilePattern '%0' for check '%1': %2")
+        << TestFilePattern << Name << Error;
+  if (AnomalyFix != "wrap" && AnomalyFix != "remove")
+    configurationDiag("invalid AnomalyFix '%0' for check '%1': expected "
+                      "'wrap' or 'remove'")
+        << AnomalyFix << Name;
+}
+
+void DebugApiEnabledCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "AnomalyFix", AnomalyFix);
+  Options.store(Opts, "TestFilePattern", TestFilePattern);
+}
+
+void DebugApiEnabledCheck::registerPPCallbacks(const SourceManager &SM,
+                                               Preprocessor *PP,
+                                               Preprocessor *) {
+  DebugRegions->clear();
+  PP->addPPCallbacks(
+      std::make_unique<DebugBranches>(SM, getLangOpts(), DebugRegions));
+}
+
+void DebugApiEnabledCheck::registerMatchers(MatchFinder *Finder) {
+  auto NotInstantiated = unless(isInTemplateInstantiation());
+  Finder->addMatcher(
+      callExpr(callee(cxxMethodDecl(
+                   hasName("set_enabled"),
+                   ofClass(hasName("::torch::autograd::AnomalyMode")))),
+               NotInstantiated)
+          .bind("anomaly"),
+      this);
+  Finder->addMatcher(
+      varDecl(hasType(hasUnqualifiedDesugaredType(recordType(
+                  hasDeclaration(cxxRecordDecl(hasAnyName(
+                      "::torch::autograd::DetectAnomalyGuard",
+                      "::torch::autograd::profiler::RecordProfile")))))),
+              hasLocalStorage(), unless(parmVarDecl()), unless(isInstantiated()))
+          .bind("guard"),
+      this);
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(
+                   hasName("::torch::autograd::profiler::enableProfiler"))),
+               NotInstantiated)
+          .bind("profiler"),
+      this);
+  Finder->addMatcher(
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("setDeterministicAlgorithms"),
+                                             ofClass(hasName("::at::Context")))),
+                        NotInstantiated)
+          .bind("deterministic"),
+      this);
+}
+
+bool DebugApiEnabledCheck::isSilenced(const Stmt *S, SourceLocation Loc,
+                                      const MatchFinder::MatchResult &Result) {
+  const SourceManager &SM = *Result.SourceManager;
+  ASTContext &Ctx = *Result.Context;
+  SourceLocation FileLoc = SM.getExpansionLoc(Loc);
+  if (utils::isInLibTorchHeader(Loc, SM))
+    return true;
+  for (const SourceRange &R : *DebugRegions)
+    if (SM.isBeforeInTranslationUnit(R.getBegin(), FileLoc) &&
+        SM.isBeforeInTranslationUnit(FileLoc, R.getEnd()))
+      return true;
+  if (TestFile.match(SM.getFilename(FileLoc)))
+    return true;
+  // Under a runtime condition, up to the enclosing function, which may be a
+  // test.
+  const Stmt *Child = S;
+  DynTypedNodeList Parents = Ctx.getParents(*S);
+  while (!Parents.empty()) {
+    if (const auto *FD = Parents[0].get<FunctionDecl>()) {
+      if (FD->getIdentifier() && FD->getName() == "TestBody")
+        return true;
+      SourceLocation Begin = FD->getBeginLoc();
+      if (Begin.isMacroID()) {
+        StringRef Macro = Lexer::getImmediateMacroName(Begin, SM, getLangOpts());
+        if (Macro.starts_with("TEST") || Macro.starts_with("TYPED_TEST") ||
+            Macro == "SCENARIO" || Macro == "BOOST_AUTO_TEST_CASE")
+          return true;
+      }
+      return false;
+    }
+    const Stmt *P = Parents[0].get<Stmt>();
+    if (!P) {
+      Parents = Ctx.getParents(Parents[0]);
+      continue;
+    }
+    auto Runtime = [&](const Expr *Cond) {
+      return !Cond || !utils::provableBool(Cond, Ctx);
+    };
+    if (const auto *If = dyn_cast<IfStmt>(P);
+        If && Child != If->getCond() && !If->isConsteval() &&
+        Runtime(If->getCond()))
+      return true;
+    if (const auto *CO = dyn_cast<ConditionalOperator>(P);
+        CO && Child != CO->getCond() && Runtime(CO->getCond()))
+      return true;
+    if (isa<SwitchStmt>(P) && Child != cast<SwitchStmt>(P)->getCond())
+      return true;
+    if (const auto *BO = dyn_cast<BinaryOperator>(P);
+        BO && BO->isLogicalOp() && Child == BO->getRHS())
+      return true;
+    Child = P;
+    Parents = Ctx.getParents(*P);
+  }
+  return false;
+}
+
+void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
+  const SourceManager &SM = *Result.SourceManager;
+  ASTContext &Ctx = *Result.Context;
+  const LangOptions &LO = getLangOpts();
+
+  // Wraps the statement \p S, alone on its lines, in #ifndef NDEBUG, or
+  // removes it.
+  auto DebugOnly = [&](const Stmt *S) -> std::vector<FixItHint> {
+    auto Lines = wholeLines(S->getSourceRange(), SM, LO);
+    if (!Lines)
+      return {};
+    if (AnomalyFix == "remove")
+      return {FixItHint::CreateRemoval(
+          CharSourceRange::getCharRange(Lines->first, Lines->second))};
+    return {FixItHint::CreateInsertion(Lines->first, "#ifndef NDEBUG\n"),
+            FixItHint::CreateInsertion(Lines->second, "#endif\n")};
+  };
+  std::string FixVerb = AnomalyFix == "remove" ? "remove it"
+                                               : "keep it to debug builds";
+
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("anomaly")) {
+    std::optional<bool> On =
+        Call->getNumArgs() ? utils::provableBool(Call->getArg(0), Ctx)
+                           : std::nullopt;
+    if (!On || !*On || isSilenced(Call, Call->getBeginLoc(), Result))
+      return;
+    // The statement: the call, with its cleanups, directly in a block.
+    const Stmt *Statement = Call;
+    if (const Stmt *P = parentStmt(Call, Ctx); isa_and_nonnull<ExprWithCleanups>(P))
+      Statement = P;
+    const Stmt *Block = parentStmt(Statement, Ctx);
+    bool SwitchedOff = false;
+    const Stmt *Loop = loopWhileOn(Statement, /*WalkUp=*/true, "set_enabled",
+                                   Ctx, &SwitchedOff);
+    if (SwitchedOff)
+      return;
+    std::string Where = Loop ? "for the training loop at line " + lineOf(Loop, SM)
+                             : std::string("for every later backward() of "
+                                           "the program");
+    auto Diag = diag(Call->getBeginLoc(),
+                     "anomaly detection switched on here stays on %0: %1; %2")
+                << Where << AnomalyCost << FixVerb;
+    if (isa_and_nonnull<CompoundStmt>(Block))
+      for (const FixItHint &F : DebugOnly(Statement))
+        Diag << F;
+    return;
+  }
+
+  if (const auto *VD = Result.Nodes.getNodeAs<VarDecl>("guard")) {
+    const auto *DS = dyn_cast_or_null<DeclStmt>(parentStmtOfDecl(VD, Ctx));
+    if (!DS || isSilenced(DS, VD->getLocation(), Result))
+      return;
+    const Stmt *Loop = loopWhileOn(DS, /*WalkUp=*/false, "", Ctx);
+    if (!Loop)
+      return;
+    bool Profile = VD->getType()->getAsCXXRecordDecl()->getName() ==
+                   "RecordProfile";
+    if (Profile) {
+      diag(VD->getLocation(),
+           "legacy profiler '%0' records every operator of the training loop "
+           "at line %1 and keeps the events until it is destroyed; profile a "
+           "few iterations instead")
+          << VD->getName() << lineOf(Loop, SM);
+      return;
+    }
+    auto Diag = diag(VD->getLocation(),
+                     "'%0' keeps anomaly detection on around the training loop "
+                     "at line %1: %2; %3")
+                << VD->getName() << lineOf(Loop, SM) << AnomalyCost << FixVerb;
+    // The guard's only effect is anomaly mode; a name used elsewhere would
+    // not compile without it.
+    if (DS->isSingleDecl() && !VD->isReferenced() &&
+        isa_and_nonnull<CompoundStmt>(parentStmt(DS, Ctx)))
+      for (const FixItHint &F : DebugOnly(DS))
+        Diag << F;
+    return;
+  }
+
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("profiler")) {
+    if (isSilenced(Call, Call->getBeginLoc(), Result))
+      return;
+    const Stmt *Statement = Call;
+    if (const Stmt *P = parentStmt(Call, Ctx); isa_and_nonnull<ExprWithCleanups>(P))
+      Statement = P;
+    const Stmt *Loop =
+        loopWhileOn(Statement, /*WalkUp=*/true, "disableProfiler", Ctx);
+    if (!Loop || callsSwitchOff(Loop, "disableProfiler", Ctx))
+      return;
+    diag(Call->getBeginLoc(),
+         "profiler enabled here stays on through the training loop at line %0 "
+         "with no disableProfiler() before the loop ends: every operator of "
+         "every iteration is recorded and kept in memory; profile a few "
+         "iterations instead")
+        << lineOf(Loop, SM);
+    return;
+  }
+
+  if (const auto *Call =
+          Result.Nodes.getNodeAs<CXXMemberCallExpr>("deterministic")) {
+    std::optional<bool> On =
+        Call->getNumArgs() ? utils::provableBool(Call->getArg(0), Ctx)
+                           : std::nullopt;
+    if (!On || !*On || isSilenced(Call, Call->getBeginLoc(), Result))
+      return;
+    diag(Call->getBeginLoc(),
+         "deterministic algorithms are switched on for the whole program: "
+         "some operators run slower kernels, or throw where only a "
+         "nondeterministic one exists; keep it only where reproducible results "
+         "are needed",
+         DiagnosticIDs::Remark);
+  }
+}
+
+} // namespace clang::tidy::torch
