@@ -334,7 +334,8 @@ DebugApiEnabledCheck::DebugApiEnabledCheck(StringRef Name,
       TestFilePattern(
           Options
               .get("TestFilePattern",
-                   "(^|/)(test|tests|testing)/|_(unit)?tests?\\.(cc|cpp|cxx)$")
+                   "(^|/)(test|tests|testing)/([^/]+/)?[^/]+$|_(unit)?tests?"
+                   "\\.(cc|cpp|cxx)$")
               .str()),
       TestFile(TestFilePattern),
       DebugRegions(std::make_shared<std::vector<SourceRange>>()) {
