@@ -6,3 +6,5 @@ build=${BUILD_DIR:-$root/build}
 "$root/scripts/build.sh" >/dev/null
 echo "== torch-zero-grad: zero-filled vs reset gradients =="
 "$build/bench/bench_zero_grad" "$@"
+echo "== torch-debug-api-enabled: anomaly mode on vs off =="
+"$build/bench/bench_anomaly_mode"

@@ -6,6 +6,8 @@
 //
 //   bench_zero_grad [--rounds N] [--width N] [--layers N] [--batch N]
 
+#include "stats.h"
+
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <vector>
 
 namespace {
@@ -49,20 +50,6 @@ void zeroGrads(torch::optim::Optimizer &Opt) {
         Param.mutable_grad().detach_();
         Param.mutable_grad().zero_();
       }
-}
-
-double median(std::vector<double> V) {
-  std::sort(V.begin(), V.end());
-  size_t N = V.size();
-  return N % 2 ? V[N / 2] : 0.5 * (V[N / 2 - 1] + V[N / 2]);
-}
-
-double quantile(std::vector<double> V, double Q) {
-  std::sort(V.begin(), V.end());
-  double Pos = Q * (V.size() - 1);
-  size_t Lo = static_cast<size_t>(Pos);
-  size_t Hi = std::min(Lo + 1, V.size() - 1);
-  return V[Lo] + (Pos - Lo) * (V[Hi] - V[Lo]);
 }
 
 } // namespace
@@ -158,19 +145,8 @@ int main(int argc, char **argv) {
   for (size_t I = 0; I < PA.size(); ++I)
     MaxDiff = std::max(MaxDiff, (PA[I] - PB[I]).abs().max().item<double>());
 
-  // Bootstrap the ratio of medians.
-  std::mt19937 Rng(12345);
-  std::uniform_int_distribution<size_t> Pick(0, Zero.size() - 1);
-  std::vector<double> Ratios;
-  for (int B = 0; B < 2000; ++B) {
-    std::vector<double> SZ, SR;
-    for (size_t I = 0; I < Zero.size(); ++I) {
-      SZ.push_back(Zero[Pick(Rng)]);
-      SR.push_back(Reset[Pick(Rng)]);
-    }
-    Ratios.push_back(median(SZ) / median(SR));
-  }
-  double MZ = median(Zero), MR = median(Reset);
+  double MZ = bench::median(Zero), MR = bench::median(Reset);
+  bench::Ratio Speedup = bench::ratioOfMedians(Zero, Reset);
   long Params = 0;
   for (auto &P : PA)
     Params += P.numel();
@@ -180,12 +156,12 @@ int main(int argc, char **argv) {
   std::printf("model: %d x Linear(%d, %d), %ld parameters, batch %d\n",
               C.Layers, C.Width, C.Width, Params, C.Batch);
   std::printf("zero-filled grads: median %.1f us/step (IQR %.1f)\n", MZ,
-              quantile(Zero, 0.75) - quantile(Zero, 0.25));
+              bench::iqr(Zero));
   std::printf("reset grads:       median %.1f us/step (IQR %.1f)\n", MR,
-              quantile(Reset, 0.75) - quantile(Reset, 0.25));
+              bench::iqr(Reset));
   std::printf("speedup zero/reset: %.3f (95%% CI %.3f .. %.3f), %d rounds x "
               "%d steps, interleaved\n",
-              MZ / MR, quantile(Ratios, 0.025), quantile(Ratios, 0.975),
+              Speedup.Value, Speedup.Low, Speedup.High,
               C.Rounds, C.StepsPerSample);
   std::printf("max parameter difference after the run: %.3g\n", MaxDiff);
   return 0;

@@ -61,5 +61,7 @@ else:
         config.substitutions.append(
             ("%torch_real", "%s -include-pch %s" % (config.torch_flags, shlex.quote(config.torch_pch))))
         config.substitutions.append(("%torch_link", config.torch_link))
+        config.substitutions.append(
+            ("%bench", shlex.quote(os.path.join(config.torch_tidy_obj_root, "bench"))))
     if config.clang_tidy_other and os.path.exists(config.clang_tidy_other):
         config.available_features.add("clang-tidy-other")
