@@ -28,11 +28,11 @@ struct Config {
 struct NetImpl : torch::nn::Module {
   NetImpl()
       : Conv1(register_module(
-            "conv1", torch::nn::Conv2d(
-                         torch::nn::Conv2dOptions(3, 16, 3).padding(1)))),
+            "conv1",
+            torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 16, 3).padding(1)))),
         Conv2(register_module(
-            "conv2", torch::nn::Conv2d(
-                         torch::nn::Conv2dOptions(16, 32, 3).padding(1)))),
+            "conv2",
+            torch::nn::Conv2d(torch::nn::Conv2dOptions(16, 32, 3).padding(1)))),
         Fc(register_module("fc", torch::nn::Linear(32 * 8 * 8, 10))) {}
   torch::Tensor forward(torch::Tensor X) {
     X = torch::max_pool2d(torch::relu(Conv1(X)), 2);
@@ -77,7 +77,8 @@ int main(int argc, char **argv) {
   Model->to(Device);
   torch::optim::SGD Opt(Model->parameters(), torch::optim::SGDOptions(1e-3));
   auto Input = torch::randn({C.Batch, 3, 32, 32}, torch::device(Device));
-  auto Target = torch::randint(10, {C.Batch}, torch::device(Device).dtype(torch::kLong));
+  auto Target =
+      torch::randint(10, {C.Batch}, torch::device(Device).dtype(torch::kLong));
 
   auto timeSteps = [&](bool Anomaly) {
     torch::autograd::AnomalyMode::set_enabled(Anomaly);

@@ -161,8 +161,8 @@ int main(int argc, char **argv) {
               bench::iqr(Reset));
   std::printf("speedup zero/reset: %.3f (95%% CI %.3f .. %.3f), %d rounds x "
               "%d steps, interleaved\n",
-              Speedup.Value, Speedup.Low, Speedup.High,
-              C.Rounds, C.StepsPerSample);
+              Speedup.Value, Speedup.Low, Speedup.High, C.Rounds,
+              C.StepsPerSample);
   std::printf("max parameter difference after the run: %.3g\n", MaxDiff);
   return 0;
 }

@@ -47,8 +47,7 @@ public:
                 std::shared_ptr<std::vector<SourceRange>> Regions)
       : SM(SM), LangOpts(LangOpts), Regions(std::move(Regions)) {}
 
-  void If(SourceLocation Loc, SourceRange Cond,
-          ConditionValueKind) override {
+  void If(SourceLocation Loc, SourceRange Cond, ConditionValueKind) override {
     auto [Debug, ElseDebug] = classify(Cond);
     Stack.push_back({Loc, Debug, ElseDebug});
   }
@@ -104,8 +103,8 @@ private:
   /// Whether the branch of `#if Cond`, and its #else, are debug-only.
   std::pair<bool, bool> classify(SourceRange Cond) {
     std::string Text;
-    for (char C : Lexer::getSourceText(CharSourceRange::getTokenRange(Cond),
-                                       SM, LangOpts))
+    for (char C : Lexer::getSourceText(CharSourceRange::getTokenRange(Cond), SM,
+                                       LangOpts))
       if (!isspace(static_cast<unsigned char>(C)) && C != '(' && C != ')')
         Text += C;
     if (Text == "!definedNDEBUG" || Text == "!NDEBUG")
@@ -174,8 +173,7 @@ public:
   bool trains(const Stmt *S, unsigned Depth = 0) {
     for (const BoundNodes &N :
          match(findAll(callExpr().bind("call")), *S, Ctx)) {
-      const FunctionDecl *FD =
-          N.getNodeAs<CallExpr>("call")->getDirectCallee();
+      const FunctionDecl *FD = N.getNodeAs<CallExpr>("call")->getDirectCallee();
       if (isTrainingCall(FD))
         return true;
       if (const Stmt *Body = userBody(FD, Depth))
@@ -196,10 +194,9 @@ public:
       if (!utils::isRunOnceLoop(Loop, Ctx) && trains(Loop))
         return Loop;
     }
-    for (const BoundNodes &N :
-         match(findAll(callExpr().bind("call")), *S, Ctx))
-      if (const Stmt *Body = userBody(
-              N.getNodeAs<CallExpr>("call")->getDirectCallee(), Depth))
+    for (const BoundNodes &N : match(findAll(callExpr().bind("call")), *S, Ctx))
+      if (const Stmt *Body =
+              userBody(N.getNodeAs<CallExpr>("call")->getDirectCallee(), Depth))
         if (const Stmt *Loop = firstIn(Body, Depth + 1))
           return Loop;
     return nullptr;
@@ -232,8 +229,7 @@ const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) {
 /// Whether \p S calls \p Name, one of the switches that turn the debugging
 /// off again.
 bool callsSwitchOff(const Stmt *S, StringRef Name, ASTContext &Ctx) {
-  for (const BoundNodes &N :
-       match(findAll(callExpr().bind("call")), *S, Ctx)) {
+  for (const BoundNodes &N : match(findAll(callExpr().bind("call")), *S, Ctx)) {
     const auto *Call = N.getNodeAs<CallExpr>("call");
     const FunctionDecl *FD = Call->getDirectCallee();
     if (!FD || !FD->getIdentifier() || FD->getName() != Name)
@@ -241,9 +237,9 @@ bool callsSwitchOff(const Stmt *S, StringRef Name, ASTContext &Ctx) {
     if (Name == "disableProfiler")
       return true;
     // AnomalyMode::set_enabled(false)
-    std::optional<bool> On =
-        Call->getNumArgs() ? utils::provableBool(Call->getArg(0), Ctx)
-                           : std::nullopt;
+    std::optional<bool> On = Call->getNumArgs()
+                                 ? utils::provableBool(Call->getArg(0), Ctx)
+                                 : std::nullopt;
     if (On && !*On)
       return true;
   }
@@ -269,8 +265,7 @@ const Stmt *loopWhileOn(const Stmt *Site, bool WalkUp, StringRef OffName,
           const Stmt *Loop = Loops.firstIn(S);
           // Switched off before the loop, or inside it (a few iterations).
           if (callsSwitchOff(S, OffName, Ctx) &&
-              (!Loop || callsSwitchOff(Loop, OffName, Ctx) ||
-               !isLoop(S))) {
+              (!Loop || callsSwitchOff(Loop, OffName, Ctx) || !isLoop(S))) {
             if (SwitchedOff)
               *SwitchedOff = true;
             return nullptr;
@@ -300,8 +295,7 @@ wholeLines(SourceRange R, const SourceManager &SM, const LangOptions &LO) {
   if (R.getBegin().isMacroID() || R.getEnd().isMacroID())
     return std::nullopt;
   // The statement's semicolon.
-  std::optional<Token> Semi =
-      Lexer::findNextToken(R.getEnd(), SM, LO);
+  std::optional<Token> Semi = Lexer::findNextToken(R.getEnd(), SM, LO);
   SourceLocation Last = R.getEnd();
   if (Semi && Semi->is(tok::semi))
     Last = Semi->getLocation();
@@ -372,11 +366,12 @@ void DebugApiEnabledCheck::registerMatchers(MatchFinder *Finder) {
           .bind("anomaly"),
       this);
   Finder->addMatcher(
-      varDecl(hasType(hasUnqualifiedDesugaredType(recordType(
-                  hasDeclaration(cxxRecordDecl(hasAnyName(
+      varDecl(hasType(hasUnqualifiedDesugaredType(
+                  recordType(hasDeclaration(cxxRecordDecl(hasAnyName(
                       "::torch::autograd::DetectAnomalyGuard",
                       "::torch::autograd::profiler::RecordProfile")))))),
-              hasLocalStorage(), unless(parmVarDecl()), unless(isInstantiated()))
+              hasLocalStorage(), unless(parmVarDecl()),
+              unless(isInstantiated()))
           .bind("guard"),
       this);
   Finder->addMatcher(
@@ -386,9 +381,10 @@ void DebugApiEnabledCheck::registerMatchers(MatchFinder *Finder) {
           .bind("profiler"),
       this);
   Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("setDeterministicAlgorithms"),
-                                             ofClass(hasName("::at::Context")))),
-                        NotInstantiated)
+      cxxMemberCallExpr(
+          callee(cxxMethodDecl(hasName("setDeterministicAlgorithms"),
+                               ofClass(hasName("::at::Context")))),
+          NotInstantiated)
           .bind("deterministic"),
       this);
 }
@@ -416,7 +412,8 @@ bool DebugApiEnabledCheck::isSilenced(const Stmt *S, SourceLocation Loc,
         return true;
       SourceLocation Begin = FD->getBeginLoc();
       if (Begin.isMacroID()) {
-        StringRef Macro = Lexer::getImmediateMacroName(Begin, SM, getLangOpts());
+        StringRef Macro =
+            Lexer::getImmediateMacroName(Begin, SM, getLangOpts());
         if (Macro.starts_with("TEST") || Macro.starts_with("TYPED_TEST") ||
             Macro == "SCENARIO" || Macro == "BOOST_AUTO_TEST_CASE")
           return true;
@@ -431,9 +428,9 @@ bool DebugApiEnabledCheck::isSilenced(const Stmt *S, SourceLocation Loc,
     auto Runtime = [&](const Expr *Cond) {
       return !Cond || !utils::provableBool(Cond, Ctx);
     };
-    if (const auto *If = dyn_cast<IfStmt>(P);
-        If && Child != If->getCond() && !If->isConsteval() &&
-        Runtime(If->getCond()))
+    if (const auto *If = dyn_cast<IfStmt>(P); If && Child != If->getCond() &&
+                                              !If->isConsteval() &&
+                                              Runtime(If->getCond()))
       return true;
     if (const auto *CO = dyn_cast<ConditionalOperator>(P);
         CO && Child != CO->getCond() && Runtime(CO->getCond()))
@@ -466,18 +463,19 @@ void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
     return {FixItHint::CreateInsertion(Lines->first, "#ifndef NDEBUG\n"),
             FixItHint::CreateInsertion(Lines->second, "#endif\n")};
   };
-  std::string FixVerb = AnomalyFix == "remove" ? "remove it"
-                                               : "keep it to debug builds";
+  std::string FixVerb =
+      AnomalyFix == "remove" ? "remove it" : "keep it to debug builds";
 
   if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("anomaly")) {
-    std::optional<bool> On =
-        Call->getNumArgs() ? utils::provableBool(Call->getArg(0), Ctx)
-                           : std::nullopt;
+    std::optional<bool> On = Call->getNumArgs()
+                                 ? utils::provableBool(Call->getArg(0), Ctx)
+                                 : std::nullopt;
     if (!On || !*On || isSilenced(Call, Call->getBeginLoc(), Result))
       return;
     // The statement: the call, with its cleanups, directly in a block.
     const Stmt *Statement = Call;
-    if (const Stmt *P = parentStmt(Call, Ctx); isa_and_nonnull<ExprWithCleanups>(P))
+    if (const Stmt *P = parentStmt(Call, Ctx);
+        isa_and_nonnull<ExprWithCleanups>(P))
       Statement = P;
     const Stmt *Block = parentStmt(Statement, Ctx);
     bool SwitchedOff = false;
@@ -485,9 +483,10 @@ void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
                                    Ctx, &SwitchedOff);
     if (SwitchedOff)
       return;
-    std::string Where = Loop ? "for the training loop at line " + lineOf(Loop, SM)
-                             : std::string("for every later backward() of "
-                                           "the program");
+    std::string Where =
+        Loop ? "for the training loop at line " + lineOf(Loop, SM)
+             : std::string("for every later backward() of "
+                           "the program");
     auto Diag = diag(Call->getBeginLoc(),
                      "anomaly detection switched on here stays on %0: %1; %2")
                 << Where << AnomalyCost << FixVerb;
@@ -504,8 +503,8 @@ void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
     const Stmt *Loop = loopWhileOn(DS, /*WalkUp=*/false, "", Ctx);
     if (!Loop)
       return;
-    bool Profile = VD->getType()->getAsCXXRecordDecl()->getName() ==
-                   "RecordProfile";
+    bool Profile =
+        VD->getType()->getAsCXXRecordDecl()->getName() == "RecordProfile";
     if (Profile) {
       diag(VD->getLocation(),
            "legacy profiler '%0' records every operator of the training loop "
@@ -531,7 +530,8 @@ void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
     if (isSilenced(Call, Call->getBeginLoc(), Result))
       return;
     const Stmt *Statement = Call;
-    if (const Stmt *P = parentStmt(Call, Ctx); isa_and_nonnull<ExprWithCleanups>(P))
+    if (const Stmt *P = parentStmt(Call, Ctx);
+        isa_and_nonnull<ExprWithCleanups>(P))
       Statement = P;
     const Stmt *Loop =
         loopWhileOn(Statement, /*WalkUp=*/true, "disableProfiler", Ctx);
@@ -548,9 +548,9 @@ void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
 
   if (const auto *Call =
           Result.Nodes.getNodeAs<CXXMemberCallExpr>("deterministic")) {
-    std::optional<bool> On =
-        Call->getNumArgs() ? utils::provableBool(Call->getArg(0), Ctx)
-                           : std::nullopt;
+    std::optional<bool> On = Call->getNumArgs()
+                                 ? utils::provableBool(Call->getArg(0), Ctx)
+                                 : std::nullopt;
     if (!On || !*On || isSilenced(Call, Call->getBeginLoc(), Result))
       return;
     diag(Call->getBeginLoc(),
