@@ -17,8 +17,6 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
-#include "clang/Lex/PPCallbacks.h"
-#include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang::ast_matchers;
@@ -38,92 +36,77 @@ constexpr llvm::StringLiteral AnomalyCost =
 // Debug-only preprocessor branches
 //===----------------------------------------------------------------------===//
 
-/// Records the branches of #if/#ifdef/#ifndef that only debug builds compile:
-/// `#ifndef NDEBUG`, `#ifdef DEBUG`, `#if !defined(NDEBUG)`, the #else of
-/// `#ifdef NDEBUG`, and the like.
-class DebugBranches : public PPCallbacks {
-public:
-  DebugBranches(const SourceManager &SM, const LangOptions &LangOpts,
-                std::shared_ptr<std::vector<SourceRange>> Regions)
-      : SM(SM), LangOpts(LangOpts), Regions(std::move(Regions)) {}
+/// Whether the branch of `#if Cond` (or `#ifdef`/`#ifndef` when \p Kind says
+/// so), and its #else, are compiled by debug builds only.
+std::pair<bool, bool> classifyCondition(StringRef Kind, StringRef Cond) {
+  std::string Text;
+  for (char C : Cond)
+    if (!isspace(static_cast<unsigned char>(C)) && C != '(' && C != ')')
+      Text += C;
+  StringRef T(Text);
+  if (Kind == "ifdef" || Kind == "ifndef") {
+    bool Debug = T != "NDEBUG" && T.contains("DEBUG");
+    bool NoDebug = T == "NDEBUG";
+    return Kind == "ifdef" ? std::make_pair(Debug, NoDebug)
+                           : std::make_pair(NoDebug, Debug);
+  }
+  if (T == "!definedNDEBUG" || T == "!NDEBUG")
+    return {true, false};
+  if (T == "definedNDEBUG" || T == "NDEBUG")
+    return {false, true};
+  if (T.contains("NDEBUG") || !T.contains("DEBUG") || T.contains("||") ||
+      T.contains("&&"))
+    return {false, false};
+  bool Negated = T.starts_with("!");
+  return {!Negated, Negated};
+}
 
-  void If(SourceLocation Loc, SourceRange Cond, ConditionValueKind) override {
-    auto [Debug, ElseDebug] = classify(Cond);
-    Stack.push_back({Loc, Debug, ElseDebug});
-  }
-  void Ifdef(SourceLocation Loc, const Token &Name,
-             const MacroDefinition &) override {
-    StringRef N = nameOf(Name);
-    Stack.push_back({Loc, isDebugMacro(N), N == "NDEBUG"});
-  }
-  void Ifndef(SourceLocation Loc, const Token &Name,
-              const MacroDefinition &) override {
-    StringRef N = nameOf(Name);
-    Stack.push_back({Loc, N == "NDEBUG", isDebugMacro(N)});
-  }
-  void Elif(SourceLocation Loc, SourceRange Cond, ConditionValueKind,
-            SourceLocation) override {
-    if (Stack.empty())
-      return;
-    close(Loc);
-    auto [Debug, ElseDebug] = classify(Cond);
-    Stack.back() = {Loc, Debug, false};
-  }
-  void Else(SourceLocation Loc, SourceLocation) override {
-    if (Stack.empty())
-      return;
-    close(Loc);
-    Stack.back() = {Loc, Stack.back().ElseDebug, false};
-  }
-  void Endif(SourceLocation Loc, SourceLocation) override {
-    if (Stack.empty())
-      return;
-    close(Loc);
-    Stack.pop_back();
-  }
-
-private:
+/// The byte ranges of a file's debug-only preprocessor branches:
+/// `#ifndef NDEBUG`, `#if !defined(NDEBUG)`, the #else of `#ifdef NDEBUG`,
+/// `#ifdef DEBUG`, and the like. The file is scanned as text, line by line:
+/// a PPCallbacks subclass would tie the plugin to one clang-tidy's vtables.
+std::vector<std::pair<unsigned, unsigned>> debugRanges(StringRef Buffer) {
   struct Branch {
-    SourceLocation Start;
-    bool Debug;
-    bool ElseDebug;
+    unsigned Start;
+    bool Debug, ElseDebug;
   };
-
-  static bool isDebugMacro(StringRef Name) {
-    return Name != "NDEBUG" && Name.contains("DEBUG");
-  }
-  static StringRef nameOf(const Token &T) {
-    const IdentifierInfo *II = T.getIdentifierInfo();
-    return II ? II->getName() : StringRef();
-  }
-  void close(SourceLocation End) {
-    if (Stack.back().Debug)
-      Regions->push_back(SourceRange(Stack.back().Start, End));
-  }
-  /// Whether the branch of `#if Cond`, and its #else, are debug-only.
-  std::pair<bool, bool> classify(SourceRange Cond) {
-    std::string Text;
-    for (char C : Lexer::getSourceText(CharSourceRange::getTokenRange(Cond), SM,
-                                       LangOpts))
-      if (!isspace(static_cast<unsigned char>(C)) && C != '(' && C != ')')
-        Text += C;
-    if (Text == "!definedNDEBUG" || Text == "!NDEBUG")
-      return {true, false};
-    if (Text == "definedNDEBUG" || Text == "NDEBUG")
-      return {false, true};
-    StringRef T(Text);
-    if (T.contains("NDEBUG") || !T.contains("DEBUG") || T.contains("||") ||
-        T.contains("&&"))
-      return {false, false};
-    bool Negated = T.starts_with("!");
-    return {!Negated, Negated};
-  }
-
-  const SourceManager &SM;
-  const LangOptions &LangOpts;
-  std::shared_ptr<std::vector<SourceRange>> Regions;
   std::vector<Branch> Stack;
-};
+  std::vector<std::pair<unsigned, unsigned>> Ranges;
+  auto Close = [&](unsigned End) {
+    if (Stack.back().Debug)
+      Ranges.push_back({Stack.back().Start, End});
+  };
+  size_t Pos = 0;
+  while (Pos < Buffer.size()) {
+    size_t End = Buffer.find('\n', Pos);
+    if (End == StringRef::npos)
+      End = Buffer.size();
+    StringRef Line = Buffer.slice(Pos, End).trim();
+    if (Line.consume_front("#")) {
+      Line = Line.ltrim();
+      StringRef Kind = Line.take_while([](char C) { return isalpha(C); });
+      StringRef Rest = Line.drop_front(Kind.size());
+      Rest = Rest.split("//").first.trim();
+      if (Kind == "if" || Kind == "ifdef" || Kind == "ifndef") {
+        auto [Debug, ElseDebug] = classifyCondition(Kind, Rest);
+        Stack.push_back({static_cast<unsigned>(Pos), Debug, ElseDebug});
+      } else if (!Stack.empty() && Kind == "elif") {
+        Close(Pos);
+        Stack.back() = {static_cast<unsigned>(Pos),
+                        classifyCondition("if", Rest).first, false};
+      } else if (!Stack.empty() && Kind == "else") {
+        Close(Pos);
+        Stack.back() = {static_cast<unsigned>(Pos), Stack.back().ElseDebug,
+                        false};
+      } else if (!Stack.empty() && Kind == "endif") {
+        Close(Pos);
+        Stack.pop_back();
+      }
+    }
+    Pos = End + 1;
+  }
+  return Ranges;
+}
 
 //===----------------------------------------------------------------------===//
 // Training loops
@@ -331,8 +314,7 @@ DebugApiEnabledCheck::DebugApiEnabledCheck(StringRef Name,
                    "(^|/)(test|tests|testing)/([^/]+/)?[^/]+$|_(unit)?tests?"
                    "\\.(cc|cpp|cxx)$")
               .str()),
-      TestFile(TestFilePattern),
-      DebugRegions(std::make_shared<std::vector<SourceRange>>()) {
+      TestFile(TestFilePattern) {
   std::string Error;
   if (!TestFile.isValid(Error))
     configurationDiag("invalid TestFilePattern '%0' for check '%1': %2")
@@ -346,14 +328,6 @@ DebugApiEnabledCheck::DebugApiEnabledCheck(StringRef Name,
 void DebugApiEnabledCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "AnomalyFix", AnomalyFix);
   Options.store(Opts, "TestFilePattern", TestFilePattern);
-}
-
-void DebugApiEnabledCheck::registerPPCallbacks(const SourceManager &SM,
-                                               Preprocessor *PP,
-                                               Preprocessor *) {
-  DebugRegions->clear();
-  PP->addPPCallbacks(
-      std::make_unique<DebugBranches>(SM, getLangOpts(), DebugRegions));
 }
 
 void DebugApiEnabledCheck::registerMatchers(MatchFinder *Finder) {
@@ -396,9 +370,12 @@ bool DebugApiEnabledCheck::isSilenced(const Stmt *S, SourceLocation Loc,
   SourceLocation FileLoc = SM.getExpansionLoc(Loc);
   if (utils::isInLibTorchHeader(Loc, SM))
     return true;
-  for (const SourceRange &R : *DebugRegions)
-    if (SM.isBeforeInTranslationUnit(R.getBegin(), FileLoc) &&
-        SM.isBeforeInTranslationUnit(FileLoc, R.getEnd()))
+  auto [FID, Offset] = SM.getDecomposedLoc(FileLoc);
+  auto It = DebugRanges.find(FID);
+  if (It == DebugRanges.end())
+    It = DebugRanges.try_emplace(FID, debugRanges(SM.getBufferData(FID))).first;
+  for (const auto &[Begin, End] : It->second)
+    if (Begin <= Offset && Offset < End)
       return true;
   if (TestFile.match(SM.getFilename(FileLoc)))
     return true;

@@ -4,8 +4,8 @@
 #define LIBTORCH_TIDY_CHECKS_DEBUGAPIENABLEDCHECK_H
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Regex.h"
-#include <memory>
 #include <vector>
 
 namespace clang::tidy::torch {
@@ -24,10 +24,9 @@ public:
     return LangOpts.CPlusPlus14;
   }
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
-  void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
-                           Preprocessor *ModuleExpanderPP) override;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onStartOfTranslationUnit() override { DebugRanges.clear(); }
 
 private:
   bool isSilenced(const Stmt *S, SourceLocation Loc,
@@ -37,8 +36,9 @@ private:
   const std::string AnomalyFix;
   const std::string TestFilePattern;
   llvm::Regex TestFile;
-  /// The source ranges of debug-only preprocessor branches.
-  std::shared_ptr<std::vector<SourceRange>> DebugRegions;
+  /// Per file, the byte ranges of its debug-only preprocessor branches.
+  llvm::DenseMap<FileID, std::vector<std::pair<unsigned, unsigned>>>
+      DebugRanges;
 };
 
 } // namespace clang::tidy::torch
