@@ -7,7 +7,7 @@
 //
 //   bench_anomaly_mode [--rounds N] [--batch N] [--steps N]
 
-#include "stats.h"
+#include "Stats.h"
 
 #include <torch/torch.h>
 
@@ -115,20 +115,27 @@ int main(int argc, char **argv) {
     }
   }
 
-  bench::Ratio Slowdown = bench::ratioOfMedians(On, Off);
+  torchverify::Interval Slowdown = torchverify::bootstrapSpeedup(On, Off);
   std::printf("device: %s, LibTorch %s, threads %d\n",
               Device.is_cuda() ? "cuda" : "cpu", TORCH_VERSION,
               torch::get_num_threads());
   std::printf("model: 2 x Conv2d + Linear, batch %d of 3x32x32\n", C.Batch);
   std::printf("anomaly mode on (before the fix):  median %.1f us/step (IQR "
               "%.1f)\n",
-              bench::median(On), bench::iqr(On));
+              torchverify::median(On), torchverify::iqr(On));
   std::printf("anomaly mode off (after the fix):  median %.1f us/step (IQR "
               "%.1f)\n",
-              bench::median(Off), bench::iqr(Off));
+              torchverify::median(Off), torchverify::iqr(Off));
   std::printf("slowdown on/off: %.3f (95%% CI %.3f .. %.3f), %d rounds x %d "
               "steps, interleaved\n",
-              Slowdown.Value, Slowdown.Low, Slowdown.High, C.Rounds,
+              Slowdown.Point, Slowdown.Low, Slowdown.High, C.Rounds,
               C.StepsPerSample);
+  // The fix's verdict by the verifier's rule: before = on, after = off.
+  torchverify::RankTest Test = torchverify::mannWhitneyU(On, Off);
+  torchverify::Verdict V =
+      torchverify::decide(Slowdown, Test, torchverify::relativeSpread(On),
+                          torchverify::relativeSpread(Off));
+  std::printf("verdict of the fix: %s (Mann-Whitney p = %.2g)\n",
+              torchverify::verdictName(V), Test.P);
   return 0;
 }

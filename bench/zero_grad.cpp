@@ -6,7 +6,7 @@
 //
 //   bench_zero_grad [--rounds N] [--width N] [--layers N] [--batch N]
 
-#include "stats.h"
+#include "Stats.h"
 
 #include <torch/torch.h>
 
@@ -145,8 +145,8 @@ int main(int argc, char **argv) {
   for (size_t I = 0; I < PA.size(); ++I)
     MaxDiff = std::max(MaxDiff, (PA[I] - PB[I]).abs().max().item<double>());
 
-  double MZ = bench::median(Zero), MR = bench::median(Reset);
-  bench::Ratio Speedup = bench::ratioOfMedians(Zero, Reset);
+  double MZ = torchverify::median(Zero), MR = torchverify::median(Reset);
+  torchverify::Interval Speedup = torchverify::bootstrapSpeedup(Zero, Reset);
   long Params = 0;
   for (auto &P : PA)
     Params += P.numel();
@@ -156,12 +156,12 @@ int main(int argc, char **argv) {
   std::printf("model: %d x Linear(%d, %d), %ld parameters, batch %d\n",
               C.Layers, C.Width, C.Width, Params, C.Batch);
   std::printf("zero-filled grads: median %.1f us/step (IQR %.1f)\n", MZ,
-              bench::iqr(Zero));
+              torchverify::iqr(Zero));
   std::printf("reset grads:       median %.1f us/step (IQR %.1f)\n", MR,
-              bench::iqr(Reset));
+              torchverify::iqr(Reset));
   std::printf("speedup zero/reset: %.3f (95%% CI %.3f .. %.3f), %d rounds x "
               "%d steps, interleaved\n",
-              Speedup.Value, Speedup.Low, Speedup.High, C.Rounds,
+              Speedup.Point, Speedup.Low, Speedup.High, C.Rounds,
               C.StepsPerSample);
   std::printf("max parameter difference after the run: %.3g\n", MaxDiff);
   return 0;
