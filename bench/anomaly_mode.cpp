@@ -7,6 +7,7 @@
 //
 //   bench_anomaly_mode [--rounds N] [--batch N] [--steps N]
 
+#include "BenchOptions.h"
 #include "Stats.h"
 
 #include <torch/torch.h>
@@ -48,23 +49,11 @@ TORCH_MODULE(Net);
 
 int main(int argc, char **argv) {
   Config C;
-  for (int I = 1; I < argc; I += 2) {
-    int Value = I + 1 < argc ? std::atoi(argv[I + 1]) : 0;
-    if (Value <= 0) {
-      std::fprintf(stderr, "error: %s needs a positive number\n", argv[I]);
-      return 2;
-    }
-    if (!std::strcmp(argv[I], "--rounds"))
-      C.Rounds = Value;
-    else if (!std::strcmp(argv[I], "--batch"))
-      C.Batch = Value;
-    else if (!std::strcmp(argv[I], "--steps"))
-      C.StepsPerSample = Value;
-    else {
-      std::fprintf(stderr, "error: unknown option %s\n", argv[I]);
-      return 2;
-    }
-  }
+  if (!bench::parseOptions(argc, argv,
+                           {{"--rounds", &C.Rounds},
+                            {"--batch", &C.Batch},
+                            {"--steps", &C.StepsPerSample}}))
+    return 2;
   torch::Device Device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
   auto sync = [&] {

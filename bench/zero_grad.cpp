@@ -6,6 +6,7 @@
 //
 //   bench_zero_grad [--rounds N] [--width N] [--layers N] [--batch N]
 
+#include "BenchOptions.h"
 #include "Stats.h"
 
 #include <torch/torch.h>
@@ -56,25 +57,12 @@ void zeroGrads(torch::optim::Optimizer &Opt) {
 
 int main(int argc, char **argv) {
   Config C;
-  for (int I = 1; I + 1 < argc; I += 2) {
-    int Value = std::atoi(argv[I + 1]);
-    if (Value <= 0) {
-      std::fprintf(stderr, "error: %s needs a positive number\n", argv[I]);
-      return 2;
-    }
-    if (!std::strcmp(argv[I], "--rounds"))
-      C.Rounds = Value;
-    else if (!std::strcmp(argv[I], "--width"))
-      C.Width = Value;
-    else if (!std::strcmp(argv[I], "--layers"))
-      C.Layers = Value;
-    else if (!std::strcmp(argv[I], "--batch"))
-      C.Batch = Value;
-    else {
-      std::fprintf(stderr, "error: unknown option %s\n", argv[I]);
-      return 2;
-    }
-  }
+  if (!bench::parseOptions(argc, argv,
+                           {{"--rounds", &C.Rounds},
+                            {"--width", &C.Width},
+                            {"--layers", &C.Layers},
+                            {"--batch", &C.Batch}}))
+    return 2;
   torch::Device Device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
   auto sync = [&] {

@@ -145,23 +145,7 @@ bool derivesFromTorchModule(const CXXRecordDecl *RD, unsigned Depth = 0) {
 /// Implicit casts, parentheses and temporaries, but not the converting
 /// constructors that ignoreWrappers also skips: a `Conv2d(options)` has to
 /// stay a constructor here.
-const Expr *strip(const Expr *E) {
-  while (E) {
-    const Expr *Next = E->IgnoreParenImpCasts();
-    if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(Next))
-      Next = M->getSubExpr();
-    else if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(Next))
-      Next = B->getSubExpr();
-    else if (const auto *C = dyn_cast<ExprWithCleanups>(Next))
-      Next = C->getSubExpr();
-    else if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(Next))
-      Next = F->getSubExpr();
-    if (Next == E)
-      return E;
-    E = Next;
-  }
-  return E;
-}
+const Expr *strip(const Expr *E) { return utils::ignoreTemporaries(E); }
 
 /// strip(), and also the copy and move constructors of \p E's own type, which
 /// the AST puts around a value passed on by value.

@@ -18,7 +18,7 @@ DeviceKind combine(DeviceKind A, DeviceKind B) {
 }
 } // namespace
 
-const Expr *ignoreWrappers(const Expr *E) {
+const Expr *ignoreTemporaries(const Expr *E) {
   while (E) {
     const Expr *Next = E->IgnoreParenImpCasts();
     if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(Next))
@@ -29,8 +29,18 @@ const Expr *ignoreWrappers(const Expr *E) {
       Next = C->getSubExpr();
     else if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(Next))
       Next = F->getSubExpr();
-    else if (const auto *CE = dyn_cast<CXXConstructExpr>(Next);
-             CE && CE->getNumArgs() == 1 && !isa<CXXTemporaryObjectExpr>(CE))
+    if (Next == E)
+      return E;
+    E = Next;
+  }
+  return E;
+}
+
+const Expr *ignoreWrappers(const Expr *E) {
+  while (E) {
+    const Expr *Next = ignoreTemporaries(E);
+    if (const auto *CE = dyn_cast_or_null<CXXConstructExpr>(Next);
+        CE && CE->getNumArgs() == 1 && !isa<CXXTemporaryObjectExpr>(CE))
       Next = CE->getArg(0);
     if (Next == E)
       return E;

@@ -23,8 +23,11 @@ namespace clang::tidy::torch::utils {
 /// values are being examined: it agrees with anything.
 enum class DeviceKind { Unknown, Cpu, Cuda, Pending };
 
-/// \p E without the implicit casts, temporaries, functional casts and
-/// converting constructors around it.
+/// \p E without the implicit casts, parentheses, temporaries, cleanups and
+/// functional casts around it.
+const Expr *ignoreTemporaries(const Expr *E);
+/// ignoreTemporaries(), and also the converting (single-argument)
+/// constructors around \p E.
 const Expr *ignoreWrappers(const Expr *E);
 bool isTensorRecord(const CXXRecordDecl *RD);
 /// at::Tensor or at::TensorBase, through references and typedefs.
