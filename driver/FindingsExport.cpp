@@ -1,0 +1,172 @@
+//===--- FindingsExport.cpp - libtorch-tidy -------------------------------===//
+
+#include "FindingsExport.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "clang/Tooling/DiagnosticsYaml.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+#include <map>
+
+namespace clang::tidy::torch {
+
+namespace {
+
+struct LineCol {
+  unsigned Line = 1, Column = 1;
+};
+
+LineCol lineColOf(llvm::StringRef Text, unsigned Offset) {
+  LineCol LC;
+  Offset = std::min<size_t>(Offset, Text.size());
+  for (unsigned I = 0; I < Offset; ++I) {
+    if (Text[I] == '\n') {
+      ++LC.Line;
+      LC.Column = 1;
+    } else {
+      ++LC.Column;
+    }
+  }
+  return LC;
+}
+
+/// The start of the line holding \p Offset, and the end of the line holding
+/// \p End (after its newline).
+std::pair<unsigned, unsigned> wholeLines(llvm::StringRef Text, unsigned Offset,
+                                         unsigned End) {
+  size_t Begin = Text.rfind('\n', std::min<size_t>(Offset, Text.size()));
+  Begin = Begin == llvm::StringRef::npos || Offset == 0 ? 0 : Begin + 1;
+  if (Offset < Text.size() && Text[Offset] == '\n' && Offset > 0) {
+    size_t Prev = Text.rfind('\n', Offset - 1);
+    Begin = Prev == llvm::StringRef::npos ? 0 : Prev + 1;
+  }
+  size_t Stop = Text.find('\n', std::min<size_t>(End, Text.size()));
+  Stop = Stop == llvm::StringRef::npos ? Text.size() : Stop + 1;
+  return {static_cast<unsigned>(Begin), static_cast<unsigned>(Stop)};
+}
+
+} // namespace
+
+std::string exportFindings(llvm::StringRef FixesYaml, llvm::StringRef Output) {
+  std::vector<tooling::Diagnostic> Diagnostics;
+  if (llvm::sys::fs::exists(FixesYaml)) {
+    auto Buffer = llvm::MemoryBuffer::getFile(FixesYaml);
+    if (!Buffer)
+      return "cannot read the diagnostics: " + Buffer.getError().message();
+    tooling::TranslationUnitDiagnostics TU;
+    llvm::yaml::Input YIn((*Buffer)->getBuffer());
+    YIn >> TU;
+    if (YIn.error())
+      return "cannot parse the diagnostics: " + YIn.error().message();
+    Diagnostics = std::move(TU.Diagnostics);
+  }
+
+  std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> Files;
+  auto Source = [&](const std::string &Path) -> llvm::StringRef {
+    auto &Slot = Files[Path];
+    if (!Slot) {
+      auto Buffer = llvm::MemoryBuffer::getFile(Path);
+      if (!Buffer)
+        return "";
+      Slot = std::move(*Buffer);
+    }
+    return Slot->getBuffer();
+  };
+
+  llvm::json::Array Findings;
+  for (const tooling::Diagnostic &D : Diagnostics) {
+    if (!llvm::StringRef(D.DiagnosticName).starts_with("torch-"))
+      continue;
+    const tooling::DiagnosticMessage &M = D.Message;
+    llvm::StringRef Text = Source(M.FilePath);
+    LineCol At = lineColOf(Text, M.FileOffset);
+
+    // The fix-its, and the lines they and the finding touch in its file.
+    llvm::json::Array Fixes;
+    unsigned First = M.FileOffset, Last = M.FileOffset;
+    tooling::Replacements SameFile;
+    for (const auto &[Path, Replacements] : M.Fix)
+      for (const tooling::Replacement &R : Replacements) {
+        Fixes.push_back(
+            llvm::json::Object{{"file", R.getFilePath().str()},
+                               {"offset", R.getOffset()},
+                               {"length", R.getLength()},
+                               {"replacement", R.getReplacementText().str()}});
+        if (R.getFilePath() != M.FilePath)
+          continue;
+        First = std::min(First, R.getOffset());
+        Last = std::max(Last, R.getOffset() + R.getLength());
+        llvm::consumeError(SameFile.add(R));
+      }
+    // An insertion at the start of a line belongs to the line before.
+    if (Last > First && Last <= Text.size() && Text[Last - 1] == '\n')
+      --Last;
+    auto [Begin, End] = wholeLines(Text, First, Last);
+    llvm::StringRef Before = Text.slice(Begin, End);
+    // The same lines after the fix-its: shift the replacements to the
+    // snippet's start and apply them there.
+    tooling::Replacements Shifted;
+    for (const tooling::Replacement &R : SameFile)
+      llvm::consumeError(Shifted.add(
+          tooling::Replacement("snippet", R.getOffset() - Begin, R.getLength(),
+                               R.getReplacementText())));
+    auto After = tooling::applyAllReplacements(Before, Shifted);
+    std::string AfterText = After ? *After : Before.str();
+    if (!After)
+      llvm::consumeError(After.takeError());
+
+    Findings.push_back(llvm::json::Object{
+        {"check", D.DiagnosticName},
+        {"level", D.DiagLevel == tooling::Diagnostic::Remark  ? "remark"
+                  : D.DiagLevel == tooling::Diagnostic::Error ? "error"
+                                                              : "warning"},
+        {"file", M.FilePath},
+        {"line", At.Line},
+        {"column", At.Column},
+        {"offset", M.FileOffset},
+        {"message", M.Message},
+        {"fixits", std::move(Fixes)},
+        {"code", llvm::json::Object{{"unit", "lines"},
+                                    {"first_line", lineColOf(Text, Begin).Line},
+                                    {"before", Before.str()},
+                                    {"after", AfterText}}},
+    });
+  }
+
+  llvm::json::Object Root{
+      {"format", "libtorch-tidy-findings"},
+      {"version", FindingsFormatVersion},
+      {"findings", std::move(Findings)},
+  };
+
+  // Written next to the target and renamed over it: never half a file.
+  llvm::SmallString<256> Temp;
+  int FD = -1;
+  llvm::SmallString<256> Dir(Output);
+  llvm::sys::path::remove_filename(Dir);
+  llvm::SmallString<256> Model(Dir);
+  llvm::sys::path::append(Model,
+                          llvm::sys::path::filename(Output) + ".tmp-%%%%%%");
+  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp))
+    return "cannot write '" + Output.str() + "': " + EC.message();
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Root))) << "\n";
+    OS.close();
+    if (OS.has_error()) {
+      OS.clear_error();
+      llvm::sys::fs::remove(Temp);
+      return "cannot write '" + Output.str() + "'";
+    }
+  }
+  if (std::error_code EC = llvm::sys::fs::rename(Temp, Output)) {
+    llvm::sys::fs::remove(Temp);
+    return "cannot write '" + Output.str() + "': " + EC.message();
+  }
+  return "";
+}
+
+} // namespace clang::tidy::torch

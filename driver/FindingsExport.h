@@ -1,0 +1,27 @@
+//===--- FindingsExport.h - libtorch-tidy -----------------------*- C++ -*-===//
+//
+// `--export-findings=FILE`: the torch-* findings of a run as versioned JSON,
+// the input of the runtime verifier. Built from the diagnostics clang-tidy
+// exports (message, location, fix-its), with the flagged code before and after
+// its fix-its. The format is documented in docs/findings-format.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_DRIVER_FINDINGSEXPORT_H
+#define LIBTORCH_TIDY_DRIVER_FINDINGSEXPORT_H
+
+#include "llvm/ADT/StringRef.h"
+#include <string>
+
+namespace clang::tidy::torch {
+
+constexpr int FindingsFormatVersion = 1;
+
+/// Reads the clang-tidy fixes file \p FixesYaml (which may not exist: no
+/// diagnostics) and writes the findings to \p Output, atomically. Returns an
+/// error message, empty on success.
+std::string exportFindings(llvm::StringRef FixesYaml, llvm::StringRef Output);
+
+} // namespace clang::tidy::torch
+
+#endif // LIBTORCH_TIDY_DRIVER_FINDINGSEXPORT_H
