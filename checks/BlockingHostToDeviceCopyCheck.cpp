@@ -11,6 +11,7 @@
 
 #include "BlockingHostToDeviceCopyCheck.h"
 #include "utils/DeviceAnalysis.h"
+#include "utils/FindingPayload.h"
 #include "utils/TorchUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -111,6 +112,8 @@ void BlockingHostToDeviceCopyCheck::check(
     return;
 
   unsigned LoopLine = SM.getExpansionLineNumber(Loop->getBeginLoc());
+  utils::recordPayload("torch-blocking-host-to-device-copy", Copy->getExprLoc(),
+                       Loop, /*IsLoop=*/true, Ctx);
   auto Diag = diag(Copy->getExprLoc(),
                    "blocking copy of host data to the device in every "
                    "iteration of the loop at line %0; pin the source and "

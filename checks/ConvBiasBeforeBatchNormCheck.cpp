@@ -16,6 +16,7 @@
 
 #include "ConvBiasBeforeBatchNormCheck.h"
 #include "utils/DeviceAnalysis.h"
+#include "utils/FindingPayload.h"
 #include "utils/TorchUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
@@ -1209,6 +1210,9 @@ void ConvBiasBeforeBatchNormCheck::onEndOfTranslationUnit() {
     }
     if (!NoFix.empty())
       Message += "; no fix-it: " + NoFix;
+    utils::recordStatementPayload("torch-conv-bias-before-batchnorm",
+                                  C.reportAt()->getBeginLoc(), C.reportAt(),
+                                  Ctx);
     auto Diag = diag(C.reportAt()->getBeginLoc(), Message);
     for (const FixItHint &F : Fixes)
       Diag << F;

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DebugApiEnabledCheck.h"
+#include "utils/FindingPayload.h"
 #include "utils/TorchUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
@@ -464,6 +465,8 @@ void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
         Loop ? "for the training loop at line " + lineOf(Loop, SM)
              : std::string("for every later backward() of "
                            "the program");
+    utils::recordStatementPayload("torch-debug-api-enabled",
+                                  Call->getBeginLoc(), Call, Ctx);
     auto Diag = diag(Call->getBeginLoc(),
                      "anomaly detection switched on here stays on %0: %1; %2")
                 << Where << AnomalyCost << FixVerb;
@@ -482,6 +485,8 @@ void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
       return;
     bool Profile =
         VD->getType()->getAsCXXRecordDecl()->getName() == "RecordProfile";
+    utils::recordStatementPayload("torch-debug-api-enabled", VD->getLocation(),
+                                  DS, Ctx);
     if (Profile) {
       diag(VD->getLocation(),
            "legacy profiler '%0' records every operator of the training loop "
@@ -514,6 +519,8 @@ void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
         loopWhileOn(Statement, /*WalkUp=*/true, "disableProfiler", Ctx);
     if (!Loop || callsSwitchOff(Loop, "disableProfiler", Ctx))
       return;
+    utils::recordStatementPayload("torch-debug-api-enabled",
+                                  Call->getBeginLoc(), Call, Ctx);
     diag(Call->getBeginLoc(),
          "profiler enabled here stays on through the training loop at line %0 "
          "with no disableProfiler() before the loop ends: every operator of "
@@ -530,6 +537,8 @@ void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
                                  : std::nullopt;
     if (!On || !*On || isSilenced(Call, Call->getBeginLoc(), Result))
       return;
+    utils::recordStatementPayload("torch-debug-api-enabled",
+                                  Call->getBeginLoc(), Call, Ctx);
     diag(Call->getBeginLoc(),
          "deterministic algorithms are switched on for the whole program: "
          "some operators run slower kernels, or throw where only a "

@@ -15,6 +15,7 @@
 
 #include "HostSyncInLoopCheck.h"
 #include "utils/DeviceAnalysis.h"
+#include "utils/FindingPayload.h"
 #include "utils/TorchUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
@@ -808,6 +809,8 @@ void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     if (!Reported.insert(Loc.getRawEncoding()).second)
       continue;
     const FoundSync &F = S.Sync;
+    utils::recordPayload("torch-host-sync-in-loop", Loc, Loop, /*IsLoop=*/true,
+                         Ctx);
     if (F.Through.empty()) {
       auto Diag = diag(Loc, "%0 synchronizes the host with the device per "
                             "iteration of the loop at line %1; %2")

@@ -11,6 +11,7 @@
 
 #include "HostTensorToDeviceCheck.h"
 #include "utils/DeviceAnalysis.h"
+#include "utils/FindingPayload.h"
 #include "utils/TorchUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
@@ -242,9 +243,13 @@ void HostTensorToDeviceCheck::check(const MatchFinder::MatchResult &Result) {
   }
 
   if (!NoFix.empty()) {
+    utils::recordStatementPayload("torch-host-tensor-to-device",
+                                  Move->getExprLoc(), Move, *Result.Context);
     diag(Move->getExprLoc(), "%0; no fix-it: %1") << Message << NoFix;
     return;
   }
+  utils::recordStatementPayload("torch-host-tensor-to-device",
+                                Move->getExprLoc(), Move, *Result.Context);
   auto Diag = diag(Move->getExprLoc(), "%0") << Message;
   for (const FixItHint &F : Fixes)
     Diag << F;

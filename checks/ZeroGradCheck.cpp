@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ZeroGradCheck.h"
+#include "utils/FindingPayload.h"
 #include "utils/TorchUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
@@ -413,6 +414,8 @@ void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
     if (!Fix)
       NoFix = "the call is not a statement of its own";
   }
+  utils::recordStatementPayload("torch-zero-grad", Call->getExprLoc(), Call,
+                                *Result.Context);
   if (!NoFix.empty()) {
     diag(Call->getExprLoc(), "%0; no fix-it: %1") << Message << NoFix;
     return;
@@ -439,6 +442,8 @@ void ZeroGradCheck::checkManualZero(const CXXMemberCallExpr *ZeroCall,
     NoFix = "the gradient access could not be rewritten";
   else
     NoFix = unsafeFixReason(ZeroCall, Ctx, SM);
+  utils::recordStatementPayload("torch-zero-grad", ZeroCall->getExprLoc(),
+                                ZeroCall, Ctx);
   if (!NoFix.empty()) {
     diag(ZeroCall->getExprLoc(), "%0; no fix-it: %1") << Message << NoFix;
     return;

@@ -1,6 +1,7 @@
 //===--- FindingsExport.cpp - libtorch-tidy -------------------------------===//
 
 #include "FindingsExport.h"
+#include "utils/FindingPayload.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
 #include "llvm/Support/FileSystem.h"
@@ -46,6 +47,51 @@ std::pair<unsigned, unsigned> wholeLines(llvm::StringRef Text, unsigned Offset,
   size_t Stop = Text.find('\n', std::min<size_t>(End, Text.size()));
   Stop = Stop == llvm::StringRef::npos ? Text.size() : Stop + 1;
   return {static_cast<unsigned>(Begin), static_cast<unsigned>(Stop)};
+}
+
+bool sameFile(llvm::StringRef A, llvm::StringRef B) {
+  if (A == B)
+    return true;
+  llvm::SmallString<256> RA, RB;
+  return !llvm::sys::fs::real_path(A, RA) && !llvm::sys::fs::real_path(B, RB) &&
+         RA == RB;
+}
+
+llvm::json::Array
+pairs(const std::vector<std::pair<std::string, std::string>> &Items,
+      llvm::StringRef First, llvm::StringRef Second) {
+  llvm::json::Array Out;
+  for (const auto &[A, B] : Items)
+    Out.push_back(llvm::json::Object{{First.str(), A}, {Second.str(), B}});
+  return Out;
+}
+
+llvm::json::Array strings(const std::vector<std::string> &Items) {
+  llvm::json::Array Out;
+  for (const std::string &S : Items)
+    Out.push_back(S);
+  return Out;
+}
+
+/// The "code" object: the lines around the unit before and after the fix,
+/// and what the AST said about the unit when the check recorded it.
+llvm::json::Object codeObject(const utils::FindingPayload *P,
+                              unsigned FirstLine, std::string Before,
+                              std::string After) {
+  llvm::json::Object Code{{"unit", P ? P->Unit : std::string("lines")},
+                          {"first_line", FirstLine},
+                          {"before", std::move(Before)},
+                          {"after", std::move(After)}};
+  if (!P)
+    return Code;
+  Code["free_variables"] = pairs(P->FreeVariables, "name", "type");
+  Code["shapes"] = strings(P->Shapes);
+  Code["dtypes"] = strings(P->Dtypes);
+  Code["devices"] = strings(P->Devices);
+  Code["trip_count"] = P->TripCount ? llvm::json::Value(*P->TripCount)
+                                    : llvm::json::Value(nullptr);
+  Code["constructions"] = pairs(P->Constructions, "name", "code");
+  return Code;
 }
 
 } // namespace
@@ -101,6 +147,18 @@ std::string exportFindings(llvm::StringRef FixesYaml, llvm::StringRef Output) {
         Last = std::max(Last, R.getOffset() + R.getLength());
         llvm::consumeError(SameFile.add(R));
       }
+    // The AST payload of this finding, when its check recorded one.
+    const utils::FindingPayload *Payload = nullptr;
+    for (const utils::FindingPayload &P : utils::recordedPayloads())
+      if (P.Check == D.DiagnosticName && P.Offset == M.FileOffset &&
+          sameFile(P.File, M.FilePath)) {
+        Payload = &P;
+        break;
+      }
+    if (Payload && Payload->UnitEnd > Payload->UnitBegin) {
+      First = std::min(First, Payload->UnitBegin);
+      Last = std::max(Last, Payload->UnitEnd);
+    }
     // An insertion at the start of a line belongs to the line before.
     if (Last > First && Last <= Text.size() && Text[Last - 1] == '\n')
       --Last;
@@ -129,10 +187,8 @@ std::string exportFindings(llvm::StringRef FixesYaml, llvm::StringRef Output) {
         {"offset", M.FileOffset},
         {"message", M.Message},
         {"fixits", std::move(Fixes)},
-        {"code", llvm::json::Object{{"unit", "lines"},
-                                    {"first_line", lineColOf(Text, Begin).Line},
-                                    {"before", Before.str()},
-                                    {"after", AfterText}}},
+        {"code", codeObject(Payload, lineColOf(Text, Begin).Line, Before.str(),
+                            AfterText)},
     });
   }
 

@@ -10,6 +10,7 @@
 #include "TorchTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 #include "clang-tidy/tool/ClangTidyMain.h"
+#include "utils/FindingPayload.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -52,6 +53,7 @@ int main(int argc, const char **argv) {
   if (Findings.empty())
     return clang::tidy::clangTidyMain(argc, argv);
 
+  clang::tidy::torch::utils::enablePayloads();
   std::string FixesArg;
   llvm::SmallString<128> TempFixes;
   if (Fixes.empty()) {
