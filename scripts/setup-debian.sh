@@ -6,7 +6,7 @@ packages=(
   cmake ninja-build g++ python3
   clang-19 clang-tools-19 clang-tidy-19 libclang-19-dev libclang-cpp19-dev
   llvm-19-dev llvm-19-tools
-  libtorch-dev
+  libtorch-dev nlohmann-json3-dev
   # A clang-tidy of another major version: the plugin must refuse it.
   clang-tidy-14
 )

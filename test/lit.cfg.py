@@ -63,5 +63,8 @@ else:
         config.substitutions.append(("%torch_link", config.torch_link))
         config.substitutions.append(
             ("%bench", shlex.quote(os.path.join(config.torch_tidy_obj_root, "bench"))))
+        config.substitutions.append(
+            ("%verify", shlex.quote(os.path.join(config.torch_tidy_obj_root,
+                                                 "runtime-verify", "libtorch-tidy-verify"))))
     if config.clang_tidy_other and os.path.exists(config.clang_tidy_other):
         config.available_features.add("clang-tidy-other")
