@@ -131,18 +131,6 @@ bool isTorchNnModuleMethod(const FunctionDecl *FD, StringRef Name) {
          isInTorchNn(M->getParent()) && M->getParent()->getName() == "Module";
 }
 
-bool derivesFromTorchModule(const CXXRecordDecl *RD, unsigned Depth = 0) {
-  if (!RD || Depth > 16 || !RD->hasDefinition())
-    return false;
-  RD = RD->getDefinition();
-  if (RD->getIdentifier() && RD->getName() == "Module" && isInTorchNn(RD))
-    return true;
-  for (const CXXBaseSpecifier &Base : RD->bases())
-    if (derivesFromTorchModule(Base.getType()->getAsCXXRecordDecl(), Depth + 1))
-      return true;
-  return false;
-}
-
 /// Implicit casts, parentheses and temporaries, but not the converting
 /// constructors that ignoreWrappers also skips: a `Conv2d(options)` has to
 /// stay a constructor here.
@@ -170,8 +158,6 @@ enum class Bias { On, Off, Unknown };
 /// Where a convolution's bias is decided, and how to turn it off there.
 struct BiasSite {
   Bias State = Bias::Unknown;
-  /// An empty holder (`Conv2d conv{nullptr}`): not a construction at all.
-  bool Empty = false;
 
   enum class FixKind {
     None,
@@ -216,17 +202,10 @@ private:
                              const std::string &ConvName, unsigned Depth);
   BiasSite ofHelper(const CallExpr *Call, bool ReturnsOptions, unsigned Depth);
   BiasSite ofVariable(const DeclRefExpr *Ref, bool IsOptions, unsigned Depth);
-  const Stmt *bodyOf(const VarDecl *VD);
 
   ASTContext &Ctx;
   const SourceManager &SM;
 };
-
-const Stmt *BiasAnalyzer::bodyOf(const VarDecl *VD) {
-  const auto *FD =
-      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
-  return FD ? FD->getBody() : nullptr;
-}
 
 BiasSite BiasAnalyzer::ofModule(const Expr *E, unsigned Depth) {
   BiasSite Unknown;
@@ -242,10 +221,9 @@ BiasSite BiasAnalyzer::ofModule(const Expr *E, unsigned Depth) {
     std::string Name = moduleType(CE->getType()).Name;
     if (CE->getNumArgs() == 1) {
       const Expr *Arg = CE->getArg(0);
-      if (strip(Arg)->getType()->isNullPtrType()) {
-        Unknown.Empty = true;
+      // An empty holder (`Conv2d conv{nullptr}`) builds nothing.
+      if (strip(Arg)->getType()->isNullPtrType())
         return Unknown;
-      }
       if (isConvOptions(Arg->getType()))
         return BuiltBy(ofOptions(Arg, Depth));
       if (moduleType(Arg->getType()).Kind == ModuleKind::Conv)
@@ -412,7 +390,7 @@ BiasSite BiasAnalyzer::ofVariable(const DeclRefExpr *Ref, bool IsOptions,
   if (!VD || isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl() ||
       VD->isStaticLocal() || !VD->getInit() || VD->getType()->isReferenceType())
     return Unknown;
-  const Stmt *Body = bodyOf(VD);
+  const Stmt *Body = utils::enclosingFunctionBody(VD);
   if (!Body)
     return Unknown;
   auto Uses =
@@ -684,21 +662,6 @@ std::vector<Entry> sequentialEntries(const CXXConstructExpr *CE) {
   return Entries;
 }
 
-/// The statement of \p E's compound statement that contains it, and that
-/// compound statement.
-std::pair<const Stmt *, const CompoundStmt *>
-enclosingStatement(const Stmt *S, ASTContext &Ctx) {
-  for (unsigned Depth = 0; S && Depth < 64; ++Depth) {
-    DynTypedNodeList Parents = Ctx.getParents(*S);
-    if (Parents.empty())
-      return {nullptr, nullptr};
-    if (const auto *C = Parents[0].get<CompoundStmt>())
-      return {S, C};
-    S = Parents[0].get<Stmt>();
-  }
-  return {nullptr, nullptr};
-}
-
 const Stmt *nextStatement(const Stmt *S, const CompoundStmt *C) {
   for (auto It = C->body_begin(), End = C->body_end(); It != End; ++It)
     if (*It == S)
@@ -755,7 +718,8 @@ void ConvBiasBeforeBatchNormCheck::check(
     // module weights.
     if (Loader->getQualifiedNameAsString() == "torch::load" &&
         (Load->getNumArgs() == 0 ||
-         !derivesFromTorchModule(moduleClass(Load->getArg(0)->getType()))))
+         !utils::isSameOrDerivedFrom(moduleClass(Load->getArg(0)->getType()),
+                                     "torch::nn::Module")))
       return;
     if (TU->CheckpointLoad.isInvalid() ||
         SM.isBeforeInTranslationUnit(Load->getBeginLoc(), TU->CheckpointLoad)) {
@@ -798,8 +762,8 @@ void ConvBiasBeforeBatchNormCheck::check(
     const Expr *ConvArg = Push->getArg(Push->getNumArgs() - 1);
     if (moduleType(ConvArg->getType()).Kind != ModuleKind::Conv)
       return;
-    auto [Statement, Compound] = enclosingStatement(Push, Ctx);
-    if (!Statement || asPushBack(Statement) != Push)
+    auto [Statement, Compound] = utils::statementInBlock(Push, Ctx);
+    if (!Compound || asPushBack(Statement) != Push)
       return;
     const CXXMemberCallExpr *NextPush =
         asPushBack(nextStatement(Statement, Compound));
@@ -917,7 +881,7 @@ std::optional<BatchNormUse> MemberAnalysis::consumer(const Expr *Call) {
       }
   if (!Var || !Statement)
     return std::nullopt;
-  auto [Stmt0, Compound] = enclosingStatement(Statement, Ctx);
+  auto [Stmt0, Compound] = utils::statementInBlock(Statement, Ctx);
   if (Stmt0 != Statement || !Compound)
     return std::nullopt;
   const Stmt *Next = nextStatement(Statement, Compound);

@@ -117,20 +117,6 @@ bool isLoop(const Stmt *S) {
   return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
 }
 
-bool isRecordOrDerived(const CXXRecordDecl *RD, StringRef QualifiedName,
-                       unsigned Depth = 0) {
-  if (!RD || Depth > 16 || !RD->hasDefinition())
-    return false;
-  RD = RD->getDefinition();
-  if (RD->getIdentifier() && RD->getQualifiedNameAsString() == QualifiedName)
-    return true;
-  for (const CXXBaseSpecifier &Base : RD->bases())
-    if (isRecordOrDerived(Base.getType()->getAsCXXRecordDecl(), QualifiedName,
-                          Depth + 1))
-      return true;
-  return false;
-}
-
 /// A call that makes a loop a training loop: backward() or an optimizer
 /// step.
 bool isTrainingCall(const FunctionDecl *FD) {
@@ -139,12 +125,13 @@ bool isTrainingCall(const FunctionDecl *FD) {
   StringRef Name = FD->getName();
   if (Name == "backward") {
     if (const auto *M = dyn_cast<CXXMethodDecl>(FD))
-      return isRecordOrDerived(M->getParent(), "at::TensorBase");
+      return utils::isSameOrDerivedFrom(M->getParent(), "at::TensorBase");
     return FD->getQualifiedNameAsString() == "torch::autograd::backward";
   }
   if (Name == "step")
     if (const auto *M = dyn_cast<CXXMethodDecl>(FD))
-      return isRecordOrDerived(M->getParent(), "torch::optim::Optimizer");
+      return utils::isSameOrDerivedFrom(M->getParent(),
+                                        "torch::optim::Optimizer");
   return false;
 }
 

@@ -38,12 +38,9 @@ LineCol lineColOf(llvm::StringRef Text, unsigned Offset) {
 /// \p End (after its newline).
 std::pair<unsigned, unsigned> wholeLines(llvm::StringRef Text, unsigned Offset,
                                          unsigned End) {
-  size_t Begin = Text.rfind('\n', std::min<size_t>(Offset, Text.size()));
-  Begin = Begin == llvm::StringRef::npos || Offset == 0 ? 0 : Begin + 1;
-  if (Offset < Text.size() && Text[Offset] == '\n' && Offset > 0) {
-    size_t Prev = Text.rfind('\n', Offset - 1);
-    Begin = Prev == llvm::StringRef::npos ? 0 : Prev + 1;
-  }
+  // StringRef::rfind looks strictly before Offset.
+  size_t Begin = Text.rfind('\n', Offset);
+  Begin = Begin == llvm::StringRef::npos ? 0 : Begin + 1;
   size_t Stop = Text.find('\n', std::min<size_t>(End, Text.size()));
   Stop = Stop == llvm::StringRef::npos ? Text.size() : Stop + 1;
   return {static_cast<unsigned>(Begin), static_cast<unsigned>(Stop)};

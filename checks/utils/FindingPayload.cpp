@@ -160,15 +160,9 @@ void recordStatementPayload(llvm::StringRef Check, SourceLocation DiagLoc,
                             const Stmt *Inner, ASTContext &Ctx) {
   if (!Enabled || !Inner)
     return;
-  const Stmt *Cur = Inner;
-  while (true) {
-    DynTypedNodeList Parents = Ctx.getParents(*Cur);
-    const Stmt *P = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
-    if (!P || isa<CompoundStmt>(P))
-      break;
-    Cur = P;
-  }
-  recordPayload(Check, DiagLoc, Cur, /*IsLoop=*/false, Ctx);
+  const Stmt *Statement = statementInBlock(Inner, Ctx).first;
+  recordPayload(Check, DiagLoc, Statement ? Statement : Inner,
+                /*IsLoop=*/false, Ctx);
 }
 
 } // namespace clang::tidy::torch::utils

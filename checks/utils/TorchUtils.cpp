@@ -2,7 +2,9 @@
 
 #include "TorchUtils.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/Lex/Lexer.h"
@@ -61,6 +63,23 @@ std::optional<TorchVersion> readTorchVersion(const Preprocessor &PP) {
   return V;
 }
 
+namespace {
+// Depth-bounded: a broken hierarchy must not recurse forever.
+bool sameOrDerived(const CXXRecordDecl *RD, llvm::StringRef QualifiedName,
+                   unsigned Depth) {
+  if (!RD || Depth > 16 || !RD->hasDefinition())
+    return false;
+  RD = RD->getDefinition();
+  if (RD->getIdentifier() && RD->getQualifiedNameAsString() == QualifiedName)
+    return true;
+  for (const CXXBaseSpecifier &Base : RD->bases())
+    if (sameOrDerived(Base.getType()->getAsCXXRecordDecl(), QualifiedName,
+                      Depth + 1))
+      return true;
+  return false;
+}
+} // namespace
+
 bool isInLibTorchHeader(SourceLocation Loc, const SourceManager &SM) {
   if (Loc.isInvalid())
     return false;
@@ -100,6 +119,31 @@ std::string torchNamespace(const ASTContext &Ctx) {
              : "torch";
 }
 
+bool isSameOrDerivedFrom(const CXXRecordDecl *RD,
+                         llvm::StringRef QualifiedName) {
+  return sameOrDerived(RD, QualifiedName, 0);
+}
+
+std::pair<const Stmt *, const CompoundStmt *>
+statementInBlock(const Stmt *S, ASTContext &Ctx) {
+  for (unsigned Depth = 0; S && Depth < 64; ++Depth) {
+    DynTypedNodeList Parents = Ctx.getParents(*S);
+    const Stmt *P = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    if (!P)
+      return {S, nullptr};
+    if (const auto *Block = dyn_cast<CompoundStmt>(P))
+      return {S, Block};
+    S = P;
+  }
+  return {nullptr, nullptr};
+}
+
+const Stmt *enclosingFunctionBody(const VarDecl *VD) {
+  const auto *FD =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  return FD ? FD->getBody() : nullptr;
+}
+
 std::optional<bool> provableBool(const Expr *E, ASTContext &Ctx) {
   E = E->IgnoreParenImpCasts();
   if (E->isValueDependent() || E->isTypeDependent())
@@ -113,9 +157,7 @@ std::optional<bool> provableBool(const Expr *E, ASTContext &Ctx) {
       VD->isStaticLocal() || !VD->getInit() ||
       VD->getType().isVolatileQualified())
     return std::nullopt;
-  const auto *FD =
-      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
-  const Stmt *Body = FD ? FD->getBody() : nullptr;
+  const Stmt *Body = enclosingFunctionBody(VD);
   if (!Body || ExprMutationAnalyzer(*Body, Ctx).isMutated(VD))
     return std::nullopt;
   return provableBool(VD->getInit(), Ctx);

@@ -13,9 +13,13 @@
 #include "llvm/ADT/StringRef.h"
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace clang {
 class ASTContext;
+class CXXRecordDecl;
+class CompoundStmt;
+class VarDecl;
 class Expr;
 class LangOptions;
 class Preprocessor;
@@ -53,6 +57,20 @@ bool isRunOnceLoop(const Stmt *S, const ASTContext &Ctx);
 /// "torch" when the translation unit declares namespace torch, else "at":
 /// the namespace fix-its spell Tensor, kFloat and kCUDA with.
 std::string torchNamespace(const ASTContext &Ctx);
+
+/// \p RD is the class \p QualifiedName ("torch::nn::Module") or derives
+/// from it.
+bool isSameOrDerivedFrom(const CXXRecordDecl *RD,
+                         llvm::StringRef QualifiedName);
+
+/// The statement of a block (compound statement) that contains \p S, and
+/// that block; the block is null when \p S is in none, and the statement is
+/// then the outermost one above \p S.
+std::pair<const Stmt *, const CompoundStmt *> statementInBlock(const Stmt *S,
+                                                               ASTContext &Ctx);
+
+/// The body of the function a local variable is declared in, or null.
+const Stmt *enclosingFunctionBody(const VarDecl *VD);
 
 /// The value of a bool expression when the code proves it: a constant, or a
 /// local variable initialized with one and never changed.
