@@ -8,14 +8,11 @@
 //   bench_anomaly_mode [--rounds N] [--batch N] [--steps N]
 
 #include "BenchOptions.h"
+#include "BenchReport.h"
 #include "Reference.h"
 #include "Stats.h"
 
-#include <torch/torch.h>
-
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <vector>
 
 namespace {
@@ -40,8 +37,7 @@ int main(int argc, char **argv) {
   const std::vector<double> &On = S.Before, &Off = S.After;
 
   torchverify::Interval Slowdown = torchverify::bootstrapSpeedup(On, Off);
-  std::printf("device: %s, LibTorch %s, threads %d\n", S.Device.c_str(),
-              TORCH_VERSION, torch::get_num_threads());
+  bench::printSetup(S);
   std::printf("model: 2 x Conv2d + Linear, batch %d of 3x32x32\n", C.Batch);
   std::printf("anomaly mode on (before the fix):  median %.1f us/step (IQR "
               "%.1f)\n",
@@ -53,12 +49,6 @@ int main(int argc, char **argv) {
               "steps, interleaved\n",
               Slowdown.Point, Slowdown.Low, Slowdown.High, C.Rounds,
               C.StepsPerSample);
-  // The fix's verdict by the verifier's rule: before = on, after = off.
-  torchverify::RankTest Test = torchverify::mannWhitneyU(On, Off);
-  torchverify::Verdict V =
-      torchverify::decide(Slowdown, Test, torchverify::relativeSpread(On),
-                          torchverify::relativeSpread(Off));
-  std::printf("verdict of the fix: %s (Mann-Whitney p = %.2g)\n",
-              torchverify::verdictName(V), Test.P);
+  bench::printVerdict(S, Slowdown);
   return 0;
 }

@@ -88,6 +88,7 @@ llvm::json::Object codeObject(const utils::FindingPayload *P,
   Code["trip_count"] = P->TripCount ? llvm::json::Value(*P->TripCount)
                                     : llvm::json::Value(nullptr);
   Code["constructions"] = pairs(P->Constructions, "name", "code");
+  Code["declarations"] = pairs(P->Declarations, "name", "type");
   return Code;
 }
 

@@ -4,6 +4,10 @@
 // pattern and with its fix, interleaved, for findings whose own code cannot
 // be rebuilt. Results from here are labeled `reference`, not `snippet`.
 //
+// Every benchmark warms up untimed, then alternates the two variants (which
+// goes first alternates too). With FixedRounds > 0 it takes exactly that many
+// samples of each; otherwise it samples until the StopRule says stop.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef LIBTORCH_TIDY_VERIFY_REFERENCE_H
@@ -11,6 +15,7 @@
 
 #include "Stats.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,14 +25,84 @@ struct Samples {
   std::vector<double> Before, After; ///< microseconds per step
   std::string Device;                ///< "cpu" or "cuda"
   double Seconds = 0;                ///< timed work
-  std::string StopReason;
+  std::string StopReason; ///< "rounds", a StopRule reason, or why none ran
+  std::string Workload;   ///< one line: what one step does, and its sizes
+  /// Largest absolute difference between what the two variants computed
+  /// (see each benchmark); negative when not compared.
+  double MaxAbsDiff = -1;
 };
 
 /// One training step of a small convolutional network with anomaly mode on
-/// (before) and off (after). With \p FixedRounds > 0, exactly that many
-/// rounds; otherwise until \p Rule says stop.
+/// (before) and off (after).
 Samples measureAnomalyMode(int Batch, int StepsPerSample, int FixedRounds,
                            const StopRule &Rule);
+
+struct ZeroGradParams {
+  int Width = 1024, Layers = 6, Batch = 2;
+  int StepsPerSample = 3;
+};
+
+/// One SGD training step of an MLP with the gradients zero-filled (before)
+/// and reset to undefined (after), on two copies of the same model.
+/// MaxAbsDiff compares their parameters after the run: the updates must be
+/// the same.
+Samples measureZeroGrad(const ZeroGradParams &P, int FixedRounds,
+                        const StopRule &Rule);
+inline Samples measureZeroGrad(int FixedRounds, const StopRule &Rule) {
+  return measureZeroGrad(ZeroGradParams(), FixedRounds, Rule);
+}
+
+struct ConvBiasParams {
+  int Dim = 2; ///< 1, 2 or 3: Conv1d/2d/3d with BatchNorm1d/2d/3d
+  int64_t InChannels = 16, OutChannels = 32, Kernel = 3, Batch = 16,
+          Spatial = 32;
+  int StepsPerSample = 1;
+};
+
+/// One SGD training step of conv -> batchnorm -> ReLU with the conv's bias
+/// (before) and without it (after). MaxAbsDiff compares one train-mode
+/// forward of both with the same weights: BatchNorm cancels the bias, so it
+/// must be tiny. Parameters that cannot make a valid network yield no
+/// samples, with the reason in StopReason.
+Samples measureConvBias(const ConvBiasParams &P, int FixedRounds,
+                        const StopRule &Rule);
+
+// CUDA only: without a CUDA device these return no samples, Device "cpu" and
+// StopReason "no CUDA device". Sizes that make no valid workload yield no
+// samples either, with the reason in StopReason.
+
+struct HostSyncParams {
+  int Steps = 50; ///< training steps per sample
+  int64_t Batch = 64, Features = 256;
+};
+
+/// Steps small MLP training steps on the GPU reading the loss with
+/// `item<float>()` every step (before) against summing `loss.detach()` on
+/// the device and reading it once after the loop (after).
+Samples measureHostSyncInLoop(const HostSyncParams &P, int FixedRounds,
+                              const StopRule &Rule);
+
+struct BlockingCopyParams {
+  std::vector<int64_t> BatchShape = {32, 3, 224, 224};
+  int Steps = 8; ///< batches per sample
+};
+
+/// Per step, copy a host batch to the GPU and compute on it: a pageable
+/// batch with `.to(device)` (before) against a batch pinned beforehand, as a
+/// loader with pinned memory would hand it over, copied with
+/// `.to(device, /*non_blocking=*/true)` (after).
+Samples measureBlockingCopy(const BlockingCopyParams &P, int FixedRounds,
+                            const StopRule &Rule);
+
+struct HostTensorParams {
+  std::vector<int64_t> Shape = {1024, 1024};
+  int Steps = 10; ///< tensors made per sample
+};
+
+/// `torch::randn(Shape).to(device)` (before) against
+/// `torch::randn(Shape, torch::device(device))` (after).
+Samples measureHostTensorToDevice(const HostTensorParams &P, int FixedRounds,
+                                  const StopRule &Rule);
 
 } // namespace torchverify
 

@@ -60,6 +60,100 @@ Interval bootstrapSpeedup(const std::vector<double> &Before,
   return Result;
 }
 
+std::vector<double> pairRatios(const std::vector<double> &Before,
+                               const std::vector<double> &After) {
+  std::vector<double> R;
+  for (size_t I = 0; I < std::min(Before.size(), After.size()); ++I)
+    R.push_back(Before[I] / After[I]);
+  return R;
+}
+
+Interval pairedBootstrapSpeedup(const std::vector<double> &Before,
+                                const std::vector<double> &After,
+                                double Confidence, int Resamples,
+                                uint64_t Seed) {
+  Interval Result;
+  std::vector<double> Pairs = pairRatios(Before, After);
+  if (Pairs.empty())
+    return Result;
+  Result.Point = median(Pairs);
+  std::mt19937_64 Rng(Seed);
+  std::uniform_int_distribution<size_t> Pick(0, Pairs.size() - 1);
+  std::vector<double> Medians, Sample(Pairs.size());
+  Medians.reserve(Resamples);
+  for (int I = 0; I < Resamples; ++I) {
+    for (double &X : Sample)
+      X = Pairs[Pick(Rng)];
+    Medians.push_back(median(Sample));
+  }
+  double Tail = (1 - Confidence) / 2;
+  Result.Low = quantile(Medians, Tail);
+  Result.High = quantile(Medians, 1 - Tail);
+  return Result;
+}
+
+RankTest wilcoxonSignedRank(const std::vector<double> &Before,
+                            const std::vector<double> &After) {
+  RankTest Result;
+  std::vector<double> D;
+  for (double R : pairRatios(Before, After))
+    if (R > 0 && std::log(R) != 0)
+      D.push_back(std::log(R));
+  size_t N = D.size();
+  if (N == 0)
+    return Result;
+  std::vector<size_t> Order(N);
+  for (size_t I = 0; I < N; ++I)
+    Order[I] = I;
+  std::sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    return std::fabs(D[A]) < std::fabs(D[B]);
+  });
+  // Average ranks of |d|, ties sharing theirs.
+  std::vector<double> Rank(N);
+  double TieTerm = 0;
+  for (size_t I = 0; I < N;) {
+    size_t J = I;
+    while (J + 1 < N && std::fabs(D[Order[J + 1]]) == std::fabs(D[Order[I]]))
+      ++J;
+    double Avg = (I + J) / 2.0 + 1;
+    for (size_t K = I; K <= J; ++K)
+      Rank[Order[K]] = Avg;
+    double T = static_cast<double>(J - I + 1);
+    TieTerm += T * T * T - T;
+    I = J + 1;
+  }
+  double WPlus = 0;
+  for (size_t I = 0; I < N; ++I)
+    if (D[I] > 0)
+      WPlus += Rank[I];
+  Result.U = WPlus;
+  double Total = N * (N + 1) / 2.0;
+  if (N <= 50 && TieTerm == 0) {
+    // Exact: how many sign patterns of ranks 1..N give each sum.
+    std::vector<double> Count(static_cast<size_t>(Total) + 1, 0);
+    Count[0] = 1;
+    for (size_t R = 1; R <= N; ++R)
+      for (size_t S = static_cast<size_t>(Total); S >= R; --S)
+        Count[S] += Count[S - R];
+    double All = std::pow(2.0, static_cast<double>(N));
+    double Upper = 0, Lower = 0;
+    for (size_t S = 0; S <= static_cast<size_t>(Total); ++S) {
+      if (S >= WPlus)
+        Upper += Count[S];
+      if (S <= WPlus)
+        Lower += Count[S];
+    }
+    Result.P = std::min(1.0, 2 * std::min(Upper, Lower) / All);
+    Result.Exact = true;
+    return Result;
+  }
+  double Mean = Total / 2;
+  double Var = N * (N + 1.0) * (2 * N + 1.0) / 24 - TieTerm / 48;
+  double Z = (std::fabs(WPlus - Mean) - 0.5) / std::sqrt(Var);
+  Result.P = std::min(1.0, Z <= 0 ? 1.0 : std::erfc(Z / std::sqrt(2.0)));
+  return Result;
+}
+
 namespace {
 
 /// Number of arrangements of n1 + n2 distinct values whose first sample has

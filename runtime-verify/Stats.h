@@ -36,6 +36,19 @@ Interval bootstrapSpeedup(const std::vector<double> &Before,
                           double Confidence = 0.95, int Resamples = 2000,
                           uint64_t Seed = 12345);
 
+/// The speedup of interleaved samples: Before[I] and After[I] were taken
+/// back to back, so their ratio cancels what drifts on the machine between
+/// rounds (a busy neighbour, clocks) and hits both. Point: the median of
+/// the ratios; interval: percentile bootstrap over the pairs.
+Interval pairedBootstrapSpeedup(const std::vector<double> &Before,
+                                const std::vector<double> &After,
+                                double Confidence = 0.95, int Resamples = 2000,
+                                uint64_t Seed = 12345);
+
+/// Before[I] / After[I].
+std::vector<double> pairRatios(const std::vector<double> &Before,
+                               const std::vector<double> &After);
+
 struct RankTest {
   double U = 0; ///< U statistic of the first sample
   double P = 1; ///< two-sided p-value
@@ -47,6 +60,14 @@ struct RankTest {
 /// and continuity correction (scipy.stats.mannwhitneyu's "auto").
 RankTest mannWhitneyU(const std::vector<double> &A,
                       const std::vector<double> &B);
+
+/// Two-sided Wilcoxon signed-rank test of the log ratios of paired samples
+/// (zero differences dropped). Exact distribution for up to 50 pairs
+/// without ties; otherwise the normal approximation with tie and continuity
+/// correction (scipy.stats.wilcoxon's "auto"). U holds W+, the rank sum of
+/// the pairs where Before is slower.
+RankTest wilcoxonSignedRank(const std::vector<double> &Before,
+                            const std::vector<double> &After);
 
 struct StopRule {
   unsigned MinSamples = 10;   ///< per variant, before any early stop

@@ -26,13 +26,15 @@ echo "== the fixed program still builds and trains =="
 cmake --build "$work/build" >/dev/null
 "$work/build/train_cifar_like" --epochs 1 --batches-per-epoch 4
 
-echo "== runtime verification (libtorch-tidy-verify) =="
-"$build/driver/libtorch-tidy" --checks='-*,torch-*' -p "$work/build" \
-  --export-findings="$work/findings.json" "$root/examples/train_cifar_like.cpp" >/dev/null 2>&1 || true
-"$build/runtime-verify/libtorch-tidy-verify" "$work/findings.json" --json "$work/report.json"
+echo "== analysis and runtime verification in one command (libtorch-tidy --verify) =="
+mkdir -p "$root/build/reports"
+"$build/driver/libtorch-tidy" --checks='-*,torch-*' -p "$work/build" --quiet \
+  --verify --verify-html="$root/build/reports/verify.html" \
+  --verify-json="$root/build/reports/verify.json" \
+  "$root/examples/train_cifar_like.cpp" 2>/dev/null | grep -v "^ " || true
+echo "(report: build/reports/verify.html and verify.json)"
 
 echo "== measured gains of the fixes (bench/, side by side in one run) =="
 "$build/bench/bench_zero_grad" --rounds 10
 "$build/bench/bench_anomaly_mode" --rounds 8
-echo "(snippet harnesses that rebuild each finding's own code come next; today the"
-echo " verifier uses the checks' reference benchmarks, see docs/verifier.md)"
+"$build/bench/bench_conv_bias" --rounds 10

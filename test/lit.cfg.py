@@ -66,5 +66,9 @@ else:
         config.substitutions.append(
             ("%verify", shlex.quote(os.path.join(config.torch_tidy_obj_root,
                                                  "runtime-verify", "libtorch-tidy-verify"))))
+        # The verifier's precompiled harness header, shared by its tests.
+        config.substitutions.append(
+            ("%verify_cache", shlex.quote(os.path.join(config.torch_tidy_obj_root,
+                                                       "test", "verify-cache"))))
     if config.clang_tidy_other and os.path.exists(config.clang_tidy_other):
         config.available_features.add("clang-tidy-other")

@@ -62,6 +62,29 @@ bool isModuleOrOptimizer(QualType T) {
          StringRef(Name).starts_with("torch::optim::");
 }
 
+/// Adds the construction of \p VD when it is a module or optimizer built in
+/// its function, after those of the modules its initializer uses (an
+/// optimizer's `model->parameters()`), so the verifier can replay them in
+/// order.
+void addConstruction(const VarDecl *VD, FindingPayload &P, ASTContext &Ctx,
+                     unsigned Depth = 0) {
+  if (Depth > 3 || !isModuleOrOptimizer(VD->getType()) ||
+      !VD->isLocalVarDecl() || !VD->getInit() || isa<ParmVarDecl>(VD))
+    return;
+  std::string Name = VD->getName().str();
+  if (llvm::any_of(P.Constructions,
+                   [&](const auto &C) { return C.first == Name; }))
+    return;
+  for (const BoundNodes &N :
+       match(findAll(declRefExpr(to(varDecl())).bind("ref")), *VD->getInit(),
+             Ctx))
+    addConstruction(cast<VarDecl>(N.getNodeAs<DeclRefExpr>("ref")->getDecl()),
+                    P, Ctx, Depth + 1);
+  const SourceManager &SM = Ctx.getSourceManager();
+  P.Constructions.push_back(
+      {Name, sourceText(VD->getSourceRange(), SM, Ctx.getLangOpts())});
+}
+
 } // namespace
 
 void enablePayloads() { Enabled = true; }
@@ -100,11 +123,14 @@ void recordPayload(llvm::StringRef Check, SourceLocation DiagLoc,
     P.FreeVariables.push_back(
         {VD->getName().str(),
          VD->getType().getAsString(Ctx.getPrintingPolicy())});
-    if (isModuleOrOptimizer(VD->getType()) && VD->isLocalVarDecl() &&
-        VD->getInit() && !isa<ParmVarDecl>(VD))
-      P.Constructions.push_back(
-          {VD->getName().str(), sourceText(VD->getSourceRange(), SM, LO)});
+    addConstruction(VD, P, Ctx);
   }
+  if (const auto *DS = dyn_cast<DeclStmt>(Unit))
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getIdentifier())
+        P.Declarations.push_back(
+            {VD->getName().str(),
+             VD->getType().getAsString(Ctx.getPrintingPolicy())});
   // Members of the enclosing class used in the unit (this->model).
   for (const BoundNodes &N :
        match(findAll(memberExpr(has(cxxThisExpr())).bind("member")), *Unit,
@@ -160,6 +186,23 @@ void recordStatementPayload(llvm::StringRef Check, SourceLocation DiagLoc,
                             const Stmt *Inner, ASTContext &Ctx) {
   if (!Enabled || !Inner)
     return;
+  // An initializer's parent is its VarDecl, not a statement: climb to the
+  // declaration statement, so that the unit declares what the code makes.
+  const Stmt *E = Inner;
+  for (unsigned Depth = 0; E && Depth < 64; ++Depth) {
+    DynTypedNodeList Parents = Ctx.getParents(*E);
+    if (Parents.empty())
+      break;
+    if (const auto *P = Parents[0].get<Expr>()) {
+      E = P;
+      continue;
+    }
+    const auto *VD = Parents[0].get<VarDecl>();
+    DynTypedNodeList Up = VD ? Ctx.getParents(*VD) : Parents;
+    if (const auto *DS = VD && !Up.empty() ? Up[0].get<DeclStmt>() : nullptr)
+      Inner = DS;
+    break;
+  }
   const Stmt *Statement = statementInBlock(Inner, Ctx).first;
   recordPayload(Check, DiagLoc, Statement ? Statement : Inner,
                 /*IsLoop=*/false, Ctx);

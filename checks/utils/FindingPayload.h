@@ -44,6 +44,9 @@ struct FindingPayload {
   /// For free variables that are modules or optimizers built in the same
   /// function: name and the source of their construction.
   std::vector<std::pair<std::string, std::string>> Constructions;
+  /// Name and C++ type of the variables a statement unit declares: the
+  /// verifier compares them between the code before and after the fix.
+  std::vector<std::pair<std::string, std::string>> Declarations;
 };
 
 /// Turns recording on; the driver does it for --export-findings.

@@ -158,9 +158,60 @@ void testVerdicts() {
              "verdict names");
 }
 
+/// Pairs with the given Before/After ratios, on a baseline that drifts
+/// eightfold: what an interleaved run sees on a machine that slows down.
+void pairs(const std::vector<double> &Ratios, std::vector<double> &Before,
+           std::vector<double> &After) {
+  Before.clear();
+  After.clear();
+  for (size_t I = 0; I < Ratios.size(); ++I) {
+    double Base = 100.0 * (1 + 7.0 * I / Ratios.size());
+    After.push_back(Base);
+    Before.push_back(Base * Ratios[I]);
+  }
+}
+
+void testPaired() {
+  std::vector<double> B, A;
+  // A constant 2x under drift: the paired interval is exactly 2, where
+  // resampling the variants independently sees the drift.
+  pairs(std::vector<double>(12, 2.0), B, A);
+  Interval P = pairedBootstrapSpeedup(B, A);
+  expectNear(P.Point, 2.0, 1e-12, "paired point");
+  expectNear(P.Low, 2.0, 1e-12, "paired low");
+  expectNear(P.High, 2.0, 1e-12, "paired high");
+  Interval U = bootstrapSpeedup(B, A);
+  expectTrue(U.High - U.Low > 0.5, "unpaired interval widened by drift");
+
+  // Exact signed-rank: log ratios ranked 1..4, signs + - + +: W+ = 8;
+  // 3 of the 16 sign patterns reach 8 or more, p = 2 * 3/16.
+  pairs({1.1, 1 / 1.2, 1.3, 1.4}, B, A);
+  RankTest W = wilcoxonSignedRank(B, A);
+  expectTrue(W.Exact, "signed-rank exact");
+  expectNear(W.U, 8, 1e-12, "W+ of 4 pairs");
+  expectNear(W.P, 0.375, 1e-12, "exact p of 4 pairs");
+  // All five slower before: only 1 of 32 patterns, p = 2/32.
+  pairs({1.1, 1.2, 1.3, 1.4, 1.5}, B, A);
+  W = wilcoxonSignedRank(B, A);
+  expectNear(W.U, 15, 1e-12, "W+ of 5 pairs");
+  expectNear(W.P, 0.0625, 1e-12, "exact p of 5 pairs");
+  // Ties: |log 2| four times (ranks 1-4, 2.5 each), |log 3| twice (5.5);
+  // W+ = 3 * 2.5 + 5.5 = 13, mean 10.5, variance 6*7*13/24 - (60 + 6)/48
+  // = 21.375, z = (2.5 - 0.5)/sqrt(21.375), p = erfc(z/sqrt 2) = 0.665312.
+  pairs({2, 2, 0.5, 2, 3, 1 / 3.0}, B, A);
+  W = wilcoxonSignedRank(B, A);
+  expectTrue(!W.Exact, "ties: normal approximation");
+  expectNear(W.U, 13, 1e-9, "W+ with ties");
+  expectNear(W.P, 0.665312, 1e-6, "p with ties");
+  // Equal pairs carry no information.
+  pairs({1, 1, 1}, B, A);
+  expectNear(wilcoxonSignedRank(B, A).P, 1, 1e-12, "no differences");
+}
+
 } // namespace
 
 int main() {
+  testPaired();
   testSummaries();
   testBootstrap();
   testMannWhitney();

@@ -15,3 +15,6 @@ print("results", len(results), "each with a verdict")
 for r in results:
     if "speedup" in r:
         print(r["check"], r["verdict"], r["kind"], "low>1.1", r["speedup"]["low"] > 1.1)
+    if "difference" in r and "max_abs" in r["difference"]:
+        print(r["check"], r["verdict"], r.get("kind"), "max_abs_diff<1e-4",
+              r["difference"]["max_abs"] < 1e-4)
