@@ -64,9 +64,11 @@ class State {
 public:
   template <typename T> void add(const std::string &Name, const T &V) {
     using U = std::decay_t<T>;
-    if constexpr (std::is_arithmetic_v<U>)
+    if constexpr (std::is_arithmetic_v<U>) {
+      Names.push_back(Name);
       put(Name, torch::tensor(static_cast<double>(V), torch::kDouble));
-    else if constexpr (std::is_convertible_v<const U &, const torch::Tensor &>)
+    } else if constexpr (std::is_convertible_v<const U &,
+                                               const torch::Tensor &>)
       addTensor(Name, V);
     else if constexpr (std::is_base_of_v<torch::nn::Module, U>)
       addModule(Name, V);

@@ -494,9 +494,14 @@ int runSnippets(std::vector<PendingSnippet> &Pending, const Options &O,
       R["gpu_before_us"] = {{"median", median(GB)}, {"iqr", iqr(GB)}};
       R["gpu_after_us"] = {{"median", median(GA)}, {"iqr", iqr(GA)}};
     }
-    if (Diff["skipped"].size())
-      R["reason"] =
-          "not compared (no fixture to read them): " + Diff["skipped"].dump();
+    if (Diff["skipped"].size()) {
+      std::string Names;
+      for (const json &N : Diff["skipped"])
+        Names += (Names.empty() ? "" : ", ") + N.get<std::string>();
+      R["reason"] = "not compared (the harness reads no state of their "
+                    "type): " +
+                    Names;
+    }
   }
   return 0;
 }

@@ -62,27 +62,50 @@ bool isModuleOrOptimizer(QualType T) {
          StringRef(Name).starts_with("torch::optim::");
 }
 
-/// Adds the construction of \p VD when it is a module or optimizer built in
-/// its function, after those of the modules its initializer uses (an
+/// Adds the construction of \p VD, a module, optimizer or tensor built in
+/// its function, after those of the variables its initializer uses (an
 /// optimizer's `model->parameters()`), so the verifier can replay them in
-/// order.
-void addConstruction(const VarDecl *VD, FindingPayload &P, ASTContext &Ctx,
+/// order. A tensor is replayed only when everything its initializer uses
+/// can be (a literal shape: `torch::randn({4, 8}, device)`); devices are
+/// bound by the verifier, so they join the free variables. Returns whether
+/// \p VD is replayed.
+bool addConstruction(const VarDecl *VD, FindingPayload &P, ASTContext &Ctx,
                      unsigned Depth = 0) {
-  if (Depth > 3 || !isModuleOrOptimizer(VD->getType()) ||
-      !VD->isLocalVarDecl() || !VD->getInit() || isa<ParmVarDecl>(VD))
-    return;
+  if (Depth > 3 || !VD->isLocalVarDecl() || !VD->getInit() ||
+      isa<ParmVarDecl>(VD))
+    return false;
+  bool Tensor = isTensorType(VD->getType());
+  if (!Tensor && !isModuleOrOptimizer(VD->getType()))
+    return false;
   std::string Name = VD->getName().str();
   if (llvm::any_of(P.Constructions,
                    [&](const auto &C) { return C.first == Name; }))
-    return;
+    return true;
+  bool Replayable = true;
+  std::vector<const VarDecl *> Devices;
   for (const BoundNodes &N :
        match(findAll(declRefExpr(to(varDecl())).bind("ref")), *VD->getInit(),
-             Ctx))
-    addConstruction(cast<VarDecl>(N.getNodeAs<DeclRefExpr>("ref")->getDecl()),
-                    P, Ctx, Depth + 1);
+             Ctx)) {
+    const auto *Used = cast<VarDecl>(N.getNodeAs<DeclRefExpr>("ref")->getDecl());
+    if (isRecordNamed(Used->getType(), "Device"))
+      Devices.push_back(Used);
+    else if (!isInLibTorchHeader(Used->getLocation(),
+                                 Ctx.getSourceManager()))
+      Replayable &= addConstruction(Used, P, Ctx, Depth + 1);
+  }
+  if (Tensor && !Replayable)
+    return false;
+  for (const VarDecl *D : Devices) {
+    std::string DName = D->getName().str();
+    if (llvm::none_of(P.FreeVariables,
+                      [&](const auto &F) { return F.first == DName; }))
+      P.FreeVariables.push_back(
+          {DName, D->getType().getAsString(Ctx.getPrintingPolicy())});
+  }
   const SourceManager &SM = Ctx.getSourceManager();
   P.Constructions.push_back(
       {Name, sourceText(VD->getSourceRange(), SM, Ctx.getLangOpts())});
+  return true;
 }
 
 } // namespace
@@ -120,9 +143,13 @@ void recordPayload(llvm::StringRef Check, SourceLocation DiagLoc,
         VD->isConstexpr() || isInLibTorchHeader(VD->getLocation(), SM) ||
         !Seen.insert(VD).second || !VD->getIdentifier())
       continue;
-    P.FreeVariables.push_back(
-        {VD->getName().str(),
-         VD->getType().getAsString(Ctx.getPrintingPolicy())});
+    // A device may have joined already, through a construction.
+    if (llvm::none_of(P.FreeVariables, [&](const auto &F) {
+          return F.first == VD->getName();
+        }))
+      P.FreeVariables.push_back(
+          {VD->getName().str(),
+           VD->getType().getAsString(Ctx.getPrintingPolicy())});
     addConstruction(VD, P, Ctx);
   }
   if (const auto *DS = dyn_cast<DeclStmt>(Unit))
