@@ -386,9 +386,12 @@ int runSnippets(std::vector<PendingSnippet> &Pending, const Options &O,
   Toolchain T;
   T.Torch = *Torch;
   T.Cxx = O.Cxx;
+  if (T.Cxx.empty() && std::getenv("CXX") && *std::getenv("CXX"))
+    T.Cxx = std::getenv("CXX");
+  // clang++-19 precompiles the support header; GPU machines may have only
+  // g++ (then it is included, not precompiled).
   if (T.Cxx.empty())
-    T.Cxx = std::getenv("CXX") && *std::getenv("CXX") ? std::getenv("CXX")
-                                                      : "clang++-19";
+    T.Cxx = compilerVersion("clang++-19").empty() ? "c++" : "clang++-19";
   const char *Support = std::getenv("LIBTORCH_TIDY_VERIFY_SUPPORT");
   T.SupportDir =
       Support && *Support ? Support : LIBTORCH_TIDY_VERIFY_SUPPORT_DIR;

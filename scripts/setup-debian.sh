@@ -9,6 +9,8 @@ packages=(
   libtorch-dev nlohmann-json3-dev
   # A clang-tidy of another major version: the plugin must refuse it.
   clang-tidy-14
+  # The pre-commit hook is tested with the real tool.
+  pre-commit git
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -48,6 +48,7 @@ else:
     config.substitutions.append(("%torch_mock_2", mock_flags("v2.1")))
     config.substitutions.append(("%torch_mock_none", mock_flags("unversioned")))
     config.substitutions.append(("%plugin", shlex.quote(config.plugin)))
+    config.substitutions.append(("%src_root", shlex.quote(src)))
     config.substitutions.append(("%driver", shlex.quote(config.driver)))
     config.substitutions.append(("%clang_tidy_other", shlex.quote(config.clang_tidy_other)))
     config.substitutions.append(("%clang_tidy", shlex.quote(config.clang_tidy)))
