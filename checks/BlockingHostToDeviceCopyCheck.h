@@ -3,7 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_BLOCKINGHOSTTODEVICECOPYCHECK_H
 #define LIBTORCH_TIDY_CHECKS_BLOCKINGHOSTTODEVICECOPYCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/TorchCheck.h"
 
 namespace clang::tidy::torch {
 
@@ -13,10 +13,10 @@ namespace clang::tidy::torch {
 ///
 /// For the user-facing documentation see
 /// docs/checks/blocking-host-to-device-copy.md.
-class BlockingHostToDeviceCopyCheck : public ClangTidyCheck {
+class BlockingHostToDeviceCopyCheck : public TorchCheck {
 public:
   BlockingHostToDeviceCopyCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
+      : TorchCheck(Name, Context) {}
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus14;
   }

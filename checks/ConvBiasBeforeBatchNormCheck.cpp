@@ -566,7 +566,7 @@ struct ConvBiasBeforeBatchNormCheck::State {
 
 ConvBiasBeforeBatchNormCheck::ConvBiasBeforeBatchNormCheck(
     StringRef Name, ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context), CheckpointLoaders([&] {
+    : TorchCheck(Name, Context), CheckpointLoaders([&] {
         std::vector<StringRef> Names;
         StringRef List = Options.get("CheckpointLoaders", "load_state_dict");
         SmallVector<StringRef, 4> Parts;

@@ -3,7 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_CONVBIASBEFOREBATCHNORMCHECK_H
 #define LIBTORCH_TIDY_CHECKS_CONVBIASBEFOREBATCHNORMCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/TorchCheck.h"
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,7 +17,7 @@ namespace clang::tidy::torch {
 ///
 /// For the user-facing documentation see
 /// docs/checks/conv-bias-before-batchnorm.md.
-class ConvBiasBeforeBatchNormCheck : public ClangTidyCheck {
+class ConvBiasBeforeBatchNormCheck : public TorchCheck {
 public:
   ConvBiasBeforeBatchNormCheck(StringRef Name, ClangTidyContext *Context);
   ~ConvBiasBeforeBatchNormCheck() override;

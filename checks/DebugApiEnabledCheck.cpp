@@ -294,7 +294,7 @@ wholeLines(SourceRange R, const SourceManager &SM, const LangOptions &LO) {
 
 DebugApiEnabledCheck::DebugApiEnabledCheck(StringRef Name,
                                            ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
+    : TorchCheck(Name, Context),
       AnomalyFix(Options.get("AnomalyFix", "wrap").str()),
       TestFilePattern(
           Options

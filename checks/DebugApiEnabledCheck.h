@@ -3,7 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_DEBUGAPIENABLEDCHECK_H
 #define LIBTORCH_TIDY_CHECKS_DEBUGAPIENABLEDCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/TorchCheck.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Regex.h"
 #include <vector>
@@ -17,7 +17,7 @@ namespace clang::tidy::torch {
 /// preprocessor branches or in tests are left alone.
 ///
 /// For the user-facing documentation see docs/checks/debug-api-enabled.md.
-class DebugApiEnabledCheck : public ClangTidyCheck {
+class DebugApiEnabledCheck : public TorchCheck {
 public:
   DebugApiEnabledCheck(StringRef Name, ClangTidyContext *Context);
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {

@@ -565,7 +565,7 @@ std::optional<DTypeInfo> dtypeFor(QualType T) {
 
 HostSyncInLoopCheck::HostSyncInLoopCheck(StringRef Name,
                                          ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
+    : TorchCheck(Name, Context),
       MaxCallDepth(Options.get("MaxCallDepth", 3U)),
       CheckCpuOnlyCode(Options.get("CheckCpuOnlyCode", false)) {}
 

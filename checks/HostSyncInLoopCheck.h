@@ -3,7 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_HOSTSYNCINLOOPCHECK_H
 #define LIBTORCH_TIDY_CHECKS_HOSTSYNCINLOOPCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/TorchCheck.h"
 #include "llvm/ADT/DenseSet.h"
 #include <memory>
 #include <optional>
@@ -18,7 +18,7 @@ class SyncAnalysis;
 /// lambdas, or inside macro arguments.
 ///
 /// For the user-facing documentation see docs/checks/host-sync-in-loop.md.
-class HostSyncInLoopCheck : public ClangTidyCheck {
+class HostSyncInLoopCheck : public TorchCheck {
 public:
   HostSyncInLoopCheck(StringRef Name, ClangTidyContext *Context);
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {

@@ -3,7 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_HOSTTENSORTODEVICECHECK_H
 #define LIBTORCH_TIDY_CHECKS_HOSTTENSORTODEVICECHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/TorchCheck.h"
 
 namespace clang::tidy::torch {
 
@@ -12,10 +12,10 @@ namespace clang::tidy::torch {
 /// to a device, and creates them on the device through their options.
 ///
 /// For the user-facing documentation see docs/checks/host-tensor-to-device.md.
-class HostTensorToDeviceCheck : public ClangTidyCheck {
+class HostTensorToDeviceCheck : public TorchCheck {
 public:
   HostTensorToDeviceCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
+      : TorchCheck(Name, Context) {}
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus14;
   }

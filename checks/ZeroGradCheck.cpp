@@ -189,7 +189,7 @@ std::string freshName(llvm::StringRef Base, llvm::StringRef Context) {
 } // namespace
 
 ZeroGradCheck::ZeroGradCheck(StringRef Name, ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
+    : TorchCheck(Name, Context),
       IncludeModules(Options.get("IncludeModules", true)),
       ManualLoops(Options.get("ManualLoops", true)),
       VersionGuard(Options.get("VersionGuard", true)),
@@ -207,8 +207,10 @@ void ZeroGradCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "TorchVersion", TorchVersion);
 }
 
-void ZeroGradCheck::registerPPCallbacks(const SourceManager &, Preprocessor *PP,
-                                        Preprocessor *) {
+void ZeroGradCheck::registerPPCallbacks(const SourceManager &SM,
+                                        Preprocessor *PP,
+                                        Preprocessor *ModuleExpanderPP) {
+  TorchCheck::registerPPCallbacks(SM, PP, ModuleExpanderPP);
   this->PP = PP;
 }
 

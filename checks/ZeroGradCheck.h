@@ -3,7 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_ZEROGRADCHECK_H
 #define LIBTORCH_TIDY_CHECKS_ZEROGRADCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "utils/TorchCheck.h"
 #include <optional>
 #include <string>
 
@@ -15,7 +15,7 @@ namespace clang::tidy::torch {
 /// grad().zero_().
 ///
 /// For the user-facing documentation see docs/checks/zero-grad.md.
-class ZeroGradCheck : public ClangTidyCheck {
+class ZeroGradCheck : public TorchCheck {
 public:
   ZeroGradCheck(StringRef Name, ClangTidyContext *Context);
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
