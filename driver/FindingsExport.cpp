@@ -94,22 +94,37 @@ llvm::json::Object codeObject(const utils::FindingPayload *P,
 
 } // namespace
 
-std::string exportFindings(llvm::StringRef FixesYaml, llvm::StringRef Output) {
+std::string readDiagnostics(llvm::StringRef FixesYaml,
+                            std::vector<tooling::Diagnostic> &Out) {
+  if (!llvm::sys::fs::exists(FixesYaml))
+    return "";
+  auto Buffer = llvm::MemoryBuffer::getFile(FixesYaml);
+  if (!Buffer)
+    return "cannot read the diagnostics: " + Buffer.getError().message();
+  tooling::TranslationUnitDiagnostics TU;
+  llvm::yaml::Input YIn((*Buffer)->getBuffer());
+  YIn >> TU;
+  if (YIn.error())
+    return "cannot parse the diagnostics: " + YIn.error().message();
+  Out = std::move(TU.Diagnostics);
+  return "";
+}
+
+std::string exportFindings(llvm::StringRef FixesYaml, llvm::StringRef Output,
+                           const llvm::StringMap<std::string> &Originals) {
   std::vector<tooling::Diagnostic> Diagnostics;
-  if (llvm::sys::fs::exists(FixesYaml)) {
-    auto Buffer = llvm::MemoryBuffer::getFile(FixesYaml);
-    if (!Buffer)
-      return "cannot read the diagnostics: " + Buffer.getError().message();
-    tooling::TranslationUnitDiagnostics TU;
-    llvm::yaml::Input YIn((*Buffer)->getBuffer());
-    YIn >> TU;
-    if (YIn.error())
-      return "cannot parse the diagnostics: " + YIn.error().message();
-    Diagnostics = std::move(TU.Diagnostics);
-  }
+  if (std::string Error = readDiagnostics(FixesYaml, Diagnostics);
+      !Error.empty())
+    return Error;
 
   std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> Files;
   auto Source = [&](const std::string &Path) -> llvm::StringRef {
+    // The text the offsets refer to: as it was before --fix, if kept.
+    llvm::SmallString<256> Abs(Path);
+    llvm::sys::fs::make_absolute(Abs);
+    llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+    if (auto It = Originals.find(Abs); It != Originals.end())
+      return It->second;
     auto &Slot = Files[Path];
     if (!Slot) {
       auto Buffer = llvm::MemoryBuffer::getFile(Path);

@@ -10,8 +10,11 @@
 #ifndef LIBTORCH_TIDY_DRIVER_FINDINGSEXPORT_H
 #define LIBTORCH_TIDY_DRIVER_FINDINGSEXPORT_H
 
+#include "clang/Tooling/Core/Diagnostic.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include <string>
+#include <vector>
 
 namespace clang::tidy::torch {
 
@@ -20,7 +23,16 @@ constexpr int FindingsFormatVersion = 1;
 /// Reads the clang-tidy fixes file \p FixesYaml (which may not exist: no
 /// diagnostics) and writes the findings to \p Output, atomically. Returns an
 /// error message, empty on success.
-std::string exportFindings(llvm::StringRef FixesYaml, llvm::StringRef Output);
+/// The diagnostics clang-tidy exported to \p FixesYaml, none when it is
+/// absent (clang-tidy writes it only when there are some). Returns an error
+/// text, or "".
+std::string readDiagnostics(llvm::StringRef FixesYaml,
+                            std::vector<tooling::Diagnostic> &Out);
+
+/// \p Originals: the sources as they were before --fix changed them
+/// (absolute path -> text); other files are read from disk.
+std::string exportFindings(llvm::StringRef FixesYaml, llvm::StringRef Output,
+                           const llvm::StringMap<std::string> &Originals = {});
 
 } // namespace clang::tidy::torch
 

@@ -2,19 +2,23 @@
 //
 // clang-tidy's own command line (-p, -checks, -config, -fix, -export-fixes,
 // -line-filter, -list-checks, ...) with the torch checks linked in, plus
-// --export-findings=FILE for the runtime verifier, and --verify
-// (--verify-html=FILE, --verify-json=FILE) to run it on the findings right
-// after the analysis: one command that analyzes and verifies.
+// --export-findings=FILE for the runtime verifier, --export-sarif=FILE
+// (--sarif-root=DIR) for code scanning, and --verify (--verify-html=FILE,
+// --verify-json=FILE) to run the verifier on the findings right after the
+// analysis: one command that analyzes and verifies.
 //
 //===----------------------------------------------------------------------===//
 
 #include "FindingsExport.h"
+#include "SarifExport.h"
+#include "TorchFlags.h"
 #include "TorchTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 #include "clang-tidy/tool/ClangTidyMain.h"
 #include "utils/FindingPayload.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
@@ -47,13 +51,36 @@ std::string findVerifier(const char *Argv0) {
   return OnPath ? *OnPath : "";
 }
 
+/// Whether the command line analyzes source files (not --list-checks and
+/// the like) without -p and none of them has a compilation database.
+bool needsDefaultFlags(const std::vector<const char *> &Args) {
+  bool Sources = false;
+  for (const char *Arg : llvm::ArrayRef(Args).drop_front()) {
+    llvm::StringRef A(Arg);
+    if (A.starts_with("-")) {
+      llvm::StringRef Name = A.ltrim('-');
+      if (Name == "p" || Name.starts_with("p=") ||
+          Name.starts_with("list-checks") || Name.starts_with("dump-config") ||
+          Name == "help" || Name == "version")
+        return false;
+      continue;
+    }
+    if (!llvm::sys::fs::is_regular_file(A))
+      continue;
+    if (clang::tidy::torch::hasCompilationDatabase(A))
+      return false;
+    Sources = true;
+  }
+  return Sources;
+}
+
 } // namespace
 
 int main(int argc, const char **argv) {
-  // Take --export-findings out of the command line (before any "--"), and
-  // have clang-tidy export its diagnostics for it.
+  // Take our options out of the command line (before any "--"), and have
+  // clang-tidy export its diagnostics for them.
   std::vector<const char *> Args;
-  std::string Findings, Fixes, VerifyHtml, VerifyJson;
+  std::string Findings, Sarif, SarifRoot, Fixes, VerifyHtml, VerifyJson;
   bool Verify = false;
   bool CompilerArgs = false;
   for (int I = 0; I < argc; ++I) {
@@ -62,13 +89,26 @@ int main(int argc, const char **argv) {
     llvm::StringRef Flag = A;
     if (!CompilerArgs && I > 0 && Flag.consume_front("-")) {
       Flag.consume_front("-");
-      if (Flag.consume_front("export-findings")) {
-        if (Flag.consume_front("="))
-          Findings = Flag.str();
-        else if (Flag.empty() && I + 1 < argc)
-          Findings = argv[++I];
-        if (Findings.empty()) {
-          llvm::errs() << "error: --export-findings needs a file name\n";
+      // --NAME=VALUE or --NAME VALUE; false when Flag is another option.
+      std::string Error;
+      auto Value = [&](llvm::StringRef Name, std::string &Out) {
+        llvm::StringRef Rest = Flag;
+        if (!Rest.consume_front(Name) || (!Rest.empty() && Rest[0] != '='))
+          return false;
+        if (Rest.consume_front("="))
+          Out = Rest.str();
+        else if (I + 1 < argc)
+          Out = argv[++I];
+        if (Out.empty())
+          Error = ("--" + Name + " needs a " +
+                   (Name == "sarif-root" ? "directory" : "file name"))
+                      .str();
+        return true;
+      };
+      if (Value("export-findings", Findings) || Value("export-sarif", Sarif) ||
+          Value("sarif-root", SarifRoot)) {
+        if (!Error.empty()) {
+          llvm::errs() << "error: " << Error << "\n";
           return 1;
         }
         continue;
@@ -87,8 +127,33 @@ int main(int argc, const char **argv) {
     }
     Args.push_back(argv[I]);
   }
-  if (Findings.empty() && !Verify)
-    return clang::tidy::clangTidyMain(argc, argv);
+  if (!SarifRoot.empty() && Sarif.empty()) {
+    llvm::errs() << "error: --sarif-root needs --export-sarif\n";
+    return 1;
+  }
+  if (!SarifRoot.empty() && !llvm::sys::fs::is_directory(SarifRoot)) {
+    llvm::errs() << "error: --sarif-root: '" << SarifRoot
+                 << "' is not a directory\n";
+    return 1;
+  }
+  // No compile database and no flags after "--": C++17 and LibTorch's
+  // headers, found as CMake and pip users have them, rather than clang-tidy's
+  // bare defaults.
+  std::vector<std::string> DefaultFlags;
+  if (!CompilerArgs && needsDefaultFlags(Args)) {
+    std::string From;
+    DefaultFlags = clang::tidy::torch::defaultTorchFlags(From);
+    if (From == "none found")
+      llvm::errs() << "libtorch-tidy: note: no compile database and no "
+                      "LibTorch found (Torch_DIR, CMAKE_PREFIX_PATH, python3 "
+                      "torch, libtorch-dev); analyzing with -std=c++17\n";
+    Args.push_back("--");
+    for (const std::string &F : DefaultFlags)
+      Args.push_back(F.c_str());
+  }
+  if (Findings.empty() && Sarif.empty() && !Verify)
+    return clang::tidy::clangTidyMain(static_cast<int>(Args.size()),
+                                      Args.data());
   std::string Verifier;
   llvm::SmallString<128> TempFindings;
   if (Verify) {
@@ -109,7 +174,8 @@ int main(int argc, const char **argv) {
     }
   }
 
-  clang::tidy::torch::utils::enablePayloads();
+  if (!Findings.empty())
+    clang::tidy::torch::utils::enablePayloads();
   std::string FixesArg;
   llvm::SmallString<128> TempFixes;
   if (Fixes.empty()) {
@@ -125,13 +191,38 @@ int main(int argc, const char **argv) {
     FixesArg = "--export-fixes=" + Fixes;
     Args.insert(Args.begin() + 1, FixesArg.c_str());
   }
+  // --fix rewrites the sources before the export reads them, and the
+  // diagnostics' offsets are into the originals: keep those of the files on
+  // the command line.
+  llvm::StringMap<std::string> Originals;
+  if (!Sarif.empty() || !Findings.empty())
+    for (const char *Arg : llvm::ArrayRef(Args).drop_front()) {
+      llvm::StringRef A(Arg);
+      if (A == "--")
+        break;
+      if (A.starts_with("-") || !llvm::sys::fs::is_regular_file(A))
+        continue;
+      llvm::SmallString<256> Abs(A);
+      llvm::sys::fs::make_absolute(Abs);
+      llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+      if (auto Buffer = llvm::MemoryBuffer::getFile(A))
+        Originals[Abs] = (*Buffer)->getBuffer().str();
+    }
   int RC =
       clang::tidy::clangTidyMain(static_cast<int>(Args.size()), Args.data());
-  std::string Error = clang::tidy::torch::exportFindings(Fixes, Findings);
+  std::string Error, SarifError;
+  if (!Findings.empty())
+    Error = clang::tidy::torch::exportFindings(Fixes, Findings, Originals);
+  if (!Sarif.empty())
+    SarifError =
+        clang::tidy::torch::exportSarif(Fixes, Sarif, SarifRoot, Originals);
   if (!TempFixes.empty())
     llvm::sys::fs::remove(TempFixes);
-  if (!Error.empty()) {
+  if (!Error.empty())
     llvm::errs() << "error: --export-findings: " << Error << "\n";
+  if (!SarifError.empty())
+    llvm::errs() << "error: --export-sarif: " << SarifError << "\n";
+  if (!Error.empty() || !SarifError.empty()) {
     if (!TempFindings.empty())
       llvm::sys::fs::remove(TempFindings);
     return RC ? RC : 1;
@@ -145,6 +236,9 @@ int main(int argc, const char **argv) {
     VArgs.insert(VArgs.end(), {"--html", VerifyHtml});
   if (!VerifyJson.empty())
     VArgs.insert(VArgs.end(), {"--json", VerifyJson});
+  // The verdicts go into the SARIF log too, as result properties.
+  if (!Sarif.empty())
+    VArgs.insert(VArgs.end(), {"--merge-into", Sarif});
   std::vector<llvm::StringRef> Refs(VArgs.begin(), VArgs.end());
   std::string ExecError;
   int VRC = llvm::sys::ExecuteAndWait(Verifier, Refs, std::nullopt, {}, 0, 0,

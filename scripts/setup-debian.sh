@@ -7,6 +7,8 @@ packages=(
   clang-19 clang-tools-19 clang-tidy-19 libclang-19-dev libclang-cpp19-dev
   llvm-19-dev llvm-19-tools
   libtorch-dev nlohmann-json3-dev
+  # The tests validate the SARIF output against its JSON schema.
+  python3-jsonschema
   # A clang-tidy of another major version: the plugin must refuse it.
   clang-tidy-14
   # The pre-commit hook is tested with the real tool.

@@ -55,6 +55,9 @@ else:
     config.substitutions.append(("%cxx", shlex.quote(config.cxx)))
     config.substitutions.append(("%examples", shlex.quote(os.path.join(src, "examples"))))
     config.substitutions.append(("%python", shlex.quote(config.python_executable)))
+    if getattr(config, "clangd", ""):
+        config.available_features.add("clangd")
+        config.substitutions.append(("%clangd", shlex.quote(config.clangd)))
 
     # The real LibTorch headers, parsed through a shared precompiled header.
     if config.torch_pch and os.path.exists(config.torch_pch):
