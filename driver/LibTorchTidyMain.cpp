@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FindingsExport.h"
+#include "ProjectRun.h"
 #include "SarifExport.h"
 #include "TorchFlags.h"
 #include "TorchTidyModule.h"
@@ -22,6 +23,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +76,31 @@ bool needsDefaultFlags(const std::vector<const char *> &Args) {
   return Sources;
 }
 
+/// The -p directory of a whole-project run: -p without source files (and
+/// not --list-checks and the like).
+std::optional<std::string>
+projectBuildDir(const std::vector<const char *> &Args) {
+  std::optional<std::string> Dir;
+  for (size_t I = 1; I < Args.size(); ++I) {
+    llvm::StringRef A(Args[I]);
+    if (A.starts_with("-")) {
+      llvm::StringRef Name = A.ltrim('-');
+      if ((Name == "p") && I + 1 < Args.size())
+        Dir = Args[++I];
+      else if (Name.consume_front("p="))
+        Dir = Name.str();
+      else if (Name.starts_with("list-checks") ||
+               Name.starts_with("dump-config") || Name == "help" ||
+               Name == "version")
+        return std::nullopt;
+      continue;
+    }
+    if (llvm::sys::fs::is_regular_file(A))
+      return std::nullopt;
+  }
+  return Dir;
+}
+
 } // namespace
 
 int main(int argc, const char **argv) {
@@ -81,7 +108,8 @@ int main(int argc, const char **argv) {
   // clang-tidy export its diagnostics for them.
   std::vector<const char *> Args;
   std::string Findings, Sarif, SarifRoot, Fixes, VerifyHtml, VerifyJson;
-  bool Verify = false;
+  bool Verify = false, FailOnFindings = false;
+  unsigned Jobs = 0;
   bool CompilerArgs = false;
   for (int I = 0; I < argc; ++I) {
     llvm::StringRef A(argv[I]);
@@ -113,6 +141,26 @@ int main(int argc, const char **argv) {
         }
         continue;
       }
+      // -j N, -jN, --jobs=N: files in parallel in a whole-project run.
+      std::string JobsText;
+      if ((Flag.starts_with("j") && Flag != "j" &&
+           Flag.drop_front().find_first_not_of("0123456789") ==
+               llvm::StringRef::npos) ||
+          Flag == "j" || Value("jobs", JobsText)) {
+        if (Flag.starts_with("j") && Flag != "j")
+          JobsText = Flag.drop_front().str();
+        else if (Flag == "j" && I + 1 < argc)
+          JobsText = argv[++I];
+        if (llvm::StringRef(JobsText).getAsInteger(10, Jobs) || !Jobs) {
+          llvm::errs() << "error: -j needs a positive number of jobs\n";
+          return 2;
+        }
+        continue;
+      }
+      if (Flag == "fail-on-findings") {
+        FailOnFindings = true;
+        continue;
+      }
       if (Flag == "verify" || Flag.starts_with("verify-html=") ||
           Flag.starts_with("verify-json=")) {
         Verify = true;
@@ -139,8 +187,15 @@ int main(int argc, const char **argv) {
   // No compile database and no flags after "--": C++17 and LibTorch's
   // headers, found as CMake and pip users have them, rather than clang-tidy's
   // bare defaults.
+  std::optional<std::string> ProjectDir =
+      CompilerArgs ? std::nullopt : projectBuildDir(Args);
+  if (!ProjectDir && (Jobs || FailOnFindings)) {
+    llvm::errs() << "error: -j and --fail-on-findings are for whole-project "
+                    "runs: -p BUILD_DIR without source files\n";
+    return 2;
+  }
   std::vector<std::string> DefaultFlags;
-  if (!CompilerArgs && needsDefaultFlags(Args)) {
+  if (!ProjectDir && !CompilerArgs && needsDefaultFlags(Args)) {
     std::string From;
     DefaultFlags = clang::tidy::torch::defaultTorchFlags(From);
     if (From == "none found")
@@ -151,7 +206,7 @@ int main(int argc, const char **argv) {
     for (const std::string &F : DefaultFlags)
       Args.push_back(F.c_str());
   }
-  if (Findings.empty() && Sarif.empty() && !Verify)
+  if (!ProjectDir && Findings.empty() && Sarif.empty() && !Verify)
     return clang::tidy::clangTidyMain(static_cast<int>(Args.size()),
                                       Args.data());
   std::string Verifier;
@@ -174,61 +229,90 @@ int main(int argc, const char **argv) {
     }
   }
 
-  if (!Findings.empty())
-    clang::tidy::torch::utils::enablePayloads();
-  std::string FixesArg;
-  llvm::SmallString<128> TempFixes;
-  if (Fixes.empty()) {
-    if (std::error_code EC = llvm::sys::fs::createTemporaryFile(
-            "libtorch-tidy-fixes", "yaml", TempFixes)) {
-      llvm::errs() << "error: cannot create a temporary file: " << EC.message()
-                   << "\n";
-      return 1;
-    }
-    // clang-tidy writes the file only when there are diagnostics.
-    llvm::sys::fs::remove(TempFixes);
-    Fixes = TempFixes.str().str();
-    FixesArg = "--export-fixes=" + Fixes;
-    Args.insert(Args.begin() + 1, FixesArg.c_str());
-  }
-  // --fix rewrites the sources before the export reads them, and the
-  // diagnostics' offsets are into the originals: keep those of the files on
-  // the command line.
-  llvm::StringMap<std::string> Originals;
-  if (!Sarif.empty() || !Findings.empty())
-    for (const char *Arg : llvm::ArrayRef(Args).drop_front()) {
-      llvm::StringRef A(Arg);
-      if (A == "--")
-        break;
-      if (A.starts_with("-") || !llvm::sys::fs::is_regular_file(A))
+  int RC = 0;
+  if (ProjectDir) {
+    clang::tidy::torch::ProjectOptions P;
+    static int Anchor;
+    P.Self = llvm::sys::fs::getMainExecutable(argv[0], &Anchor);
+    P.BuildDir = *ProjectDir;
+    P.Jobs = Jobs;
+    P.FailOnFindings = FailOnFindings;
+    P.Findings = Findings;
+    P.Sarif = Sarif;
+    P.SarifRoot = SarifRoot;
+    for (size_t I = 1; I < Args.size(); ++I) {
+      llvm::StringRef A(Args[I]);
+      if (A == "-p" || A == "--p") {
+        ++I;
         continue;
-      llvm::SmallString<256> Abs(A);
-      llvm::sys::fs::make_absolute(Abs);
-      llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
-      if (auto Buffer = llvm::MemoryBuffer::getFile(A))
-        Originals[Abs] = (*Buffer)->getBuffer().str();
+      }
+      if (A.starts_with("-p=") || A.starts_with("--p="))
+        continue;
+      P.Fix |= A.ltrim('-').starts_with("fix");
+      P.Args.push_back(A.str());
     }
-  int RC =
-      clang::tidy::clangTidyMain(static_cast<int>(Args.size()), Args.data());
-  std::string Error, SarifError;
-  if (!Findings.empty())
-    Error = clang::tidy::torch::exportFindings(Fixes, Findings, Originals);
-  if (!Sarif.empty())
-    SarifError =
-        clang::tidy::torch::exportSarif(Fixes, Sarif, SarifRoot, Originals);
-  if (!TempFixes.empty())
-    llvm::sys::fs::remove(TempFixes);
-  if (!Error.empty())
-    llvm::errs() << "error: --export-findings: " << Error << "\n";
-  if (!SarifError.empty())
-    llvm::errs() << "error: --export-sarif: " << SarifError << "\n";
-  if (!Error.empty() || !SarifError.empty()) {
-    if (!TempFindings.empty())
-      llvm::sys::fs::remove(TempFindings);
-    return RC ? RC : 1;
+    RC = clang::tidy::torch::runProject(P);
+    if (RC == 2 || !Verify) {
+      if (!TempFindings.empty())
+        llvm::sys::fs::remove(TempFindings);
+      return RC;
+    }
+  } else {
+    if (!Findings.empty())
+      clang::tidy::torch::utils::enablePayloads();
+    std::string FixesArg;
+    llvm::SmallString<128> TempFixes;
+    if (Fixes.empty()) {
+      if (std::error_code EC = llvm::sys::fs::createTemporaryFile(
+              "libtorch-tidy-fixes", "yaml", TempFixes)) {
+        llvm::errs() << "error: cannot create a temporary file: "
+                     << EC.message() << "\n";
+        return 1;
+      }
+      // clang-tidy writes the file only when there are diagnostics.
+      llvm::sys::fs::remove(TempFixes);
+      Fixes = TempFixes.str().str();
+      FixesArg = "--export-fixes=" + Fixes;
+      Args.insert(Args.begin() + 1, FixesArg.c_str());
+    }
+    // --fix rewrites the sources before the export reads them, and the
+    // diagnostics' offsets are into the originals: keep those of the files on
+    // the command line.
+    llvm::StringMap<std::string> Originals;
+    if (!Sarif.empty() || !Findings.empty())
+      for (const char *Arg : llvm::ArrayRef(Args).drop_front()) {
+        llvm::StringRef A(Arg);
+        if (A == "--")
+          break;
+        if (A.starts_with("-") || !llvm::sys::fs::is_regular_file(A))
+          continue;
+        llvm::SmallString<256> Abs(A);
+        llvm::sys::fs::make_absolute(Abs);
+        llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+        if (auto Buffer = llvm::MemoryBuffer::getFile(A))
+          Originals[Abs] = (*Buffer)->getBuffer().str();
+      }
+    RC = clang::tidy::clangTidyMain(static_cast<int>(Args.size()), Args.data());
+    std::string Error, SarifError;
+    if (!Findings.empty())
+      Error = clang::tidy::torch::exportFindings(Fixes, Findings, Originals);
+    if (!Sarif.empty())
+      SarifError =
+          clang::tidy::torch::exportSarif(Fixes, Sarif, SarifRoot, Originals);
+    if (!TempFixes.empty())
+      llvm::sys::fs::remove(TempFixes);
+    if (!Error.empty())
+      llvm::errs() << "error: --export-findings: " << Error << "\n";
+    if (!SarifError.empty())
+      llvm::errs() << "error: --export-sarif: " << SarifError << "\n";
+    if (!Error.empty() || !SarifError.empty()) {
+      if (!TempFindings.empty())
+        llvm::sys::fs::remove(TempFindings);
+      return RC ? RC : 1;
+    }
+    if (!Verify)
+      return RC;
   }
-  if (!Verify)
-    return RC;
   // The analysis output comes first; the verifier's table after it.
   llvm::outs().flush();
   std::vector<std::string> VArgs = {Verifier, Findings};

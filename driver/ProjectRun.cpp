@@ -1,0 +1,301 @@
+//===--- ProjectRun.cpp - libtorch-tidy -----------------------------------===//
+
+#include "ProjectRun.h"
+#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
+#include <chrono>
+#include <map>
+#include <optional>
+#include <thread>
+
+namespace clang::tidy::torch {
+
+namespace {
+
+namespace fs = llvm::sys::fs;
+
+struct Child {
+  size_t File;
+  llvm::sys::ProcessInfo Process;
+  llvm::SmallString<128> Out, Err, Findings, Sarif;
+};
+
+std::string readText(llvm::StringRef Path) {
+  auto Buffer = llvm::MemoryBuffer::getFile(Path);
+  return Buffer ? (*Buffer)->getBuffer().str() : "";
+}
+
+double seconds() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+bool writeAtomically(llvm::StringRef Path, const llvm::json::Value &V,
+                     std::string &Error) {
+  llvm::SmallString<256> Temp(Path);
+  Temp += ".tmp";
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream Out(Temp, EC);
+    if (!EC) {
+      Out << llvm::formatv("{0:2}", V) << "\n";
+      Out.close();
+      EC = Out.error();
+    }
+    if (!EC)
+      EC = fs::rename(Temp, Path);
+    if (EC) {
+      fs::remove(Temp);
+      Error = "cannot write '" + Path.str() + "': " + EC.message();
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+int runProject(const ProjectOptions &O) {
+  std::string Error;
+  llvm::SmallString<256> DBPath(O.BuildDir);
+  llvm::sys::path::append(DBPath, "compile_commands.json");
+  if (!fs::exists(DBPath)) {
+    llvm::errs() << "error: -p " << O.BuildDir
+                 << ": no compile_commands.json there\n";
+    return 2;
+  }
+  auto DB = tooling::JSONCompilationDatabase::loadFromFile(
+      DBPath, Error, tooling::JSONCommandLineSyntax::AutoDetect);
+  if (!DB) {
+    llvm::errs() << "error: " << DBPath << ": "
+                 << llvm::StringRef(Error).split('\n').first << "\n";
+    return 2;
+  }
+  std::vector<std::string> Files = DB->getAllFiles();
+  if (Files.empty()) {
+    llvm::errs() << "error: -p " << O.BuildDir
+                 << ": the compilation database lists no files\n";
+    return 2;
+  }
+  unsigned Jobs = O.Jobs ? O.Jobs : std::thread::hardware_concurrency();
+  // --fix in two processes at once could rewrite a shared header twice.
+  if (O.Fix || Jobs == 0)
+    Jobs = 1;
+  bool Progress = llvm::sys::Process::StandardErrIsDisplayed();
+
+  llvm::SmallString<128> Dir;
+  if (std::error_code EC =
+          fs::createUniqueDirectory("libtorch-tidy-project", Dir)) {
+    llvm::errs() << "error: cannot create a temporary directory: "
+                 << EC.message() << "\n";
+    return 2;
+  }
+
+  llvm::Regex Finding(
+      ": (warning|error|remark): .* \\[(torch-[a-z0-9-]+)(,.*)?\\]$");
+  std::map<std::string, unsigned> ByCheck;
+  unsigned Total = 0, Done = 0, ToolErrors = 0;
+  std::vector<std::string> CompileErrors;
+  std::vector<Child> Running;
+  std::vector<std::string> ChildFindings(Files.size()),
+      ChildSarif(Files.size());
+  size_t Next = 0;
+  double Start = seconds();
+
+  auto Launch = [&](size_t I) {
+    Child C;
+    C.File = I;
+    std::string N = std::to_string(I);
+    C.Out = Dir;
+    llvm::sys::path::append(C.Out, N + ".out");
+    C.Err = Dir;
+    llvm::sys::path::append(C.Err, N + ".err");
+    std::vector<std::string> Argv = {O.Self};
+    Argv.insert(Argv.end(), O.Args.begin(), O.Args.end());
+    if (!O.Findings.empty()) {
+      C.Findings = Dir;
+      llvm::sys::path::append(C.Findings, N + ".findings.json");
+      Argv.push_back("--export-findings=" + C.Findings.str().str());
+    }
+    if (!O.Sarif.empty()) {
+      C.Sarif = Dir;
+      llvm::sys::path::append(C.Sarif, N + ".sarif");
+      Argv.push_back("--export-sarif=" + C.Sarif.str().str());
+      if (!O.SarifRoot.empty())
+        Argv.push_back("--sarif-root=" + O.SarifRoot);
+    }
+    Argv.insert(Argv.end(), {"-p", O.BuildDir, Files[I]});
+    std::vector<llvm::StringRef> Refs(Argv.begin(), Argv.end());
+    std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""),
+                                                  C.Out.str(), C.Err.str()};
+    std::string ExecError;
+    bool Failed = false;
+    C.Process = llvm::sys::ExecuteNoWait(O.Self, Refs, std::nullopt, Redirects,
+                                         0, &ExecError, &Failed);
+    if (Failed || !C.Process.Pid) {
+      llvm::errs() << "error: cannot run " << O.Self << ": " << ExecError
+                   << "\n";
+      ++ToolErrors;
+      ++Done;
+      return;
+    }
+    Running.push_back(std::move(C));
+  };
+
+  auto Finish = [&](Child &C, int RC) {
+    ++Done;
+    std::string Out = readText(C.Out), Err = readText(C.Err);
+    // One file's output at a time, never interleaved with another's.
+    if (Progress)
+      llvm::errs() << "\r\033[K";
+    llvm::outs() << Out;
+    llvm::outs().flush();
+    llvm::StringRef Rest(Err);
+    while (!Rest.empty()) {
+      auto [Line, Tail] = Rest.split('\n');
+      Rest = Tail;
+      // clang-tidy's per-file chatter says nothing a summary does not.
+      if (Line.ends_with(" generated.") || Line.starts_with("Suppressed ") ||
+          Line.starts_with("Use -header-filter") ||
+          Line.starts_with("Found compiler error") || Line.trim().empty())
+        continue;
+      llvm::errs() << Line << "\n";
+    }
+    llvm::StringRef Lines(Out);
+    bool CompileError = false;
+    while (!Lines.empty()) {
+      auto [Line, Tail] = Lines.split('\n');
+      Lines = Tail;
+      llvm::SmallVector<llvm::StringRef, 4> M;
+      if (Finding.match(Line, &M)) {
+        ++ByCheck[M[2].str()];
+        ++Total;
+      }
+      CompileError |= Line.contains("[clang-diagnostic-error]");
+    }
+    if (CompileError)
+      CompileErrors.push_back(Files[C.File]);
+    if (RC < 0 || RC > 1) {
+      llvm::errs() << "error: the analysis of " << Files[C.File]
+                   << " failed (exit code " << RC << ")\n";
+      ++ToolErrors;
+    }
+    if (!C.Findings.empty())
+      ChildFindings[C.File] = readText(C.Findings);
+    if (!C.Sarif.empty())
+      ChildSarif[C.File] = readText(C.Sarif);
+    if (Progress) {
+      double Spent = seconds() - Start;
+      double Left = Spent / Done * (Files.size() - Done);
+      llvm::errs() << llvm::formatv("[{0}/{1}] {2} finding{3}, about {4} s "
+                                    "left",
+                                    Done, Files.size(), Total,
+                                    Total == 1 ? "" : "s",
+                                    static_cast<int>(Left + 0.5));
+    }
+  };
+
+  while (Next < Files.size() || !Running.empty()) {
+    while (Next < Files.size() && Running.size() < Jobs)
+      Launch(Next++);
+    bool Any = false;
+    for (size_t I = 0; I < Running.size();) {
+      llvm::sys::ProcessInfo PI = llvm::sys::Wait(Running[I].Process, 0);
+      if (PI.Pid == 0) { // still running
+        ++I;
+        continue;
+      }
+      Finish(Running[I], PI.Pid == Running[I].Process.Pid ? PI.ReturnCode : -1);
+      Running.erase(Running.begin() + I);
+      Any = true;
+    }
+    if (!Any)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (Progress)
+    llvm::errs() << "\r\033[K";
+
+  // The children's exports, merged in file order.
+  if (!O.Findings.empty()) {
+    llvm::json::Array All;
+    for (const std::string &Text : ChildFindings) {
+      auto V = llvm::json::parse(Text);
+      if (!V) {
+        llvm::consumeError(V.takeError());
+        continue;
+      }
+      if (auto *Obj = V->getAsObject())
+        if (auto *F = Obj->getArray("findings"))
+          for (llvm::json::Value &Item : *F)
+            All.push_back(std::move(Item));
+    }
+    llvm::json::Object Doc{{"format", "libtorch-tidy-findings"},
+                           {"version", 1},
+                           {"findings", std::move(All)}};
+    if (!writeAtomically(O.Findings, std::move(Doc), Error)) {
+      llvm::errs() << "error: --export-findings: " << Error << "\n";
+      ++ToolErrors;
+    }
+  }
+  if (!O.Sarif.empty()) {
+    std::optional<llvm::json::Value> Merged;
+    for (const std::string &Text : ChildSarif) {
+      auto V = llvm::json::parse(Text);
+      if (!V || !V->getAsObject()) {
+        llvm::consumeError(V.takeError());
+        continue;
+      }
+      auto *Runs = V->getAsObject()->getArray("runs");
+      if (!Runs || Runs->empty())
+        continue;
+      if (!Merged) {
+        Merged = std::move(*V);
+        continue;
+      }
+      auto *Results = (*Runs)[0].getAsObject()->getArray("results");
+      auto *Into =
+          (*Merged->getAsObject()->getArray("runs"))[0].getAsObject()->getArray(
+              "results");
+      if (Results && Into)
+        for (llvm::json::Value &R : *Results)
+          Into->push_back(std::move(R));
+    }
+    if (!Merged || !writeAtomically(O.Sarif, std::move(*Merged), Error)) {
+      llvm::errs() << "error: --export-sarif: "
+                   << (Merged ? Error : "no SARIF from the analysis") << "\n";
+      ++ToolErrors;
+    }
+  }
+  fs::remove_directories(Dir);
+
+  llvm::outs() << llvm::formatv("libtorch-tidy: {0} file{1} in {2} s, {3} "
+                                "finding{4}",
+                                Files.size(), Files.size() == 1 ? "" : "s",
+                                static_cast<int>(seconds() - Start + 0.5),
+                                Total, Total == 1 ? "" : "s");
+  llvm::outs() << (Total ? ":\n" : "\n");
+  for (const auto &[Check, N] : ByCheck)
+    llvm::outs() << llvm::formatv("  {0,-36} {1}\n", Check, N);
+  if (!CompileErrors.empty()) {
+    llvm::outs() << "  with compiler errors (analyzed as far as they parse): "
+                 << CompileErrors.size() << "\n";
+    for (const std::string &F : CompileErrors)
+      llvm::outs() << "    " << F << "\n";
+  }
+  if (ToolErrors)
+    return 2;
+  return Total && O.FailOnFindings ? 1 : 0;
+}
+
+} // namespace clang::tidy::torch

@@ -1,0 +1,36 @@
+//===--- ProjectRun.h - libtorch-tidy ---------------------------*- C++ -*-===//
+//
+// `libtorch-tidy -p build` with no source file: every file of the
+// compilation database, analyzed in parallel child processes, with progress
+// on a terminal and a summary by check.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_DRIVER_PROJECTRUN_H
+#define LIBTORCH_TIDY_DRIVER_PROJECTRUN_H
+
+#include <string>
+#include <vector>
+
+namespace clang::tidy::torch {
+
+struct ProjectOptions {
+  std::string Self;     ///< this program, run once per file
+  std::string BuildDir; ///< the -p directory
+  unsigned Jobs = 0;    ///< 0: all cores
+  bool FailOnFindings = false;
+  bool Fix = false;      ///< --fix: files may share headers, so one at a time
+  std::string Findings;  ///< merged --export-findings output, or ""
+  std::string Sarif;     ///< merged --export-sarif output, or ""
+  std::string SarifRoot; ///< its --sarif-root
+  /// The rest of the command line, passed to every child.
+  std::vector<std::string> Args;
+};
+
+/// Exit codes: 0 done (findings reported), 1 findings with FailOnFindings,
+/// 2 no usable compilation database or a file the analyzer could not run on.
+int runProject(const ProjectOptions &O);
+
+} // namespace clang::tidy::torch
+
+#endif // LIBTORCH_TIDY_DRIVER_PROJECTRUN_H

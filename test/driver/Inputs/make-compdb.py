@@ -1,0 +1,13 @@
+"""make-compdb.py DIR FLAGS FILE...: DIR/build/compile_commands.json for the
+FILEs in DIR, compiled with FLAGS."""
+import json
+import os
+import shlex
+import sys
+
+root, flags, files = os.path.abspath(sys.argv[1]), shlex.split(sys.argv[2]), sys.argv[3:]
+os.makedirs(os.path.join(root, "build"), exist_ok=True)
+with open(os.path.join(root, "build", "compile_commands.json"), "w") as f:
+    json.dump([{"directory": root, "file": os.path.join(root, name),
+                "arguments": ["clang++"] + flags + ["-c", name]}
+               for name in files], f, indent=1)
