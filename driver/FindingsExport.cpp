@@ -94,6 +94,22 @@ llvm::json::Object codeObject(const utils::FindingPayload *P,
 
 } // namespace
 
+llvm::StringRef SourceTexts::get(const std::string &Path) {
+  llvm::SmallString<256> Abs(Path);
+  llvm::sys::fs::make_absolute(Abs);
+  llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+  if (auto It = Originals.find(Abs); It != Originals.end())
+    return It->second;
+  std::unique_ptr<llvm::MemoryBuffer> &Slot = Files[Path];
+  if (!Slot) {
+    auto Buffer = llvm::MemoryBuffer::getFile(Path);
+    if (!Buffer)
+      return "";
+    Slot = std::move(*Buffer);
+  }
+  return Slot->getBuffer();
+}
+
 std::string readDiagnostics(llvm::StringRef FixesYaml,
                             std::vector<tooling::Diagnostic> &Out) {
   if (!llvm::sys::fs::exists(FixesYaml))
@@ -117,23 +133,8 @@ std::string exportFindings(llvm::StringRef FixesYaml, llvm::StringRef Output,
       !Error.empty())
     return Error;
 
-  std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> Files;
-  auto Source = [&](const std::string &Path) -> llvm::StringRef {
-    // The text the offsets refer to: as it was before --fix, if kept.
-    llvm::SmallString<256> Abs(Path);
-    llvm::sys::fs::make_absolute(Abs);
-    llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
-    if (auto It = Originals.find(Abs); It != Originals.end())
-      return It->second;
-    auto &Slot = Files[Path];
-    if (!Slot) {
-      auto Buffer = llvm::MemoryBuffer::getFile(Path);
-      if (!Buffer)
-        return "";
-      Slot = std::move(*Buffer);
-    }
-    return Slot->getBuffer();
-  };
+  SourceTexts Texts(Originals);
+  auto Source = [&](const std::string &Path) { return Texts.get(Path); };
 
   llvm::json::Array Findings;
   for (const tooling::Diagnostic &D : Diagnostics) {

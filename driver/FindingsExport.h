@@ -13,6 +13,8 @@
 #include "clang/Tooling/Core/Diagnostic.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,20 @@ constexpr int FindingsFormatVersion = 1;
 /// text, or "".
 std::string readDiagnostics(llvm::StringRef FixesYaml,
                             std::vector<tooling::Diagnostic> &Out);
+
+/// The text of the files that diagnostics point into: the originals kept
+/// before --fix changed them (absolute path -> text), else the file on disk,
+/// read once; "" when unreadable.
+class SourceTexts {
+public:
+  explicit SourceTexts(const llvm::StringMap<std::string> &Originals)
+      : Originals(Originals) {}
+  llvm::StringRef get(const std::string &Path);
+
+private:
+  const llvm::StringMap<std::string> &Originals;
+  llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> Files;
+};
 
 /// \p Originals: the sources as they were before --fix changed them
 /// (absolute path -> text); other files are read from disk.

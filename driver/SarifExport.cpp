@@ -301,19 +301,8 @@ std::string exportSarif(llvm::StringRef FixesYaml, llvm::StringRef Output,
   while (Root.size() > 1 && Root.back() == '/')
     Root.pop_back();
 
-  std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> Files;
-  auto Source = [&](const std::string &Path) -> llvm::StringRef {
-    if (auto It = Originals.find(absolutePath(Path)); It != Originals.end())
-      return It->second;
-    auto &Slot = Files[Path];
-    if (!Slot) {
-      auto Buffer = llvm::MemoryBuffer::getFile(Path);
-      if (!Buffer)
-        return "";
-      Slot = std::move(*Buffer);
-    }
-    return Slot->getBuffer();
-  };
+  SourceTexts Texts(Originals);
+  auto Source = [&](const std::string &Path) { return Texts.get(Path); };
 
   std::vector<std::string> Checks = registeredTorchChecks();
   llvm::json::Array Rules;
