@@ -94,6 +94,33 @@ llvm::json::Object codeObject(const utils::FindingPayload *P,
 
 } // namespace
 
+std::string writeFileAtomically(llvm::StringRef Output, llvm::StringRef Text) {
+  llvm::SmallString<256> Model(Output);
+  llvm::sys::path::remove_filename(Model);
+  llvm::sys::path::append(Model,
+                          llvm::sys::path::filename(Output) + ".tmp-%%%%%%");
+  llvm::SmallString<256> Temp;
+  int FD = -1;
+  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp))
+    return "cannot write '" + Output.str() + "': " + EC.message();
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << Text;
+    OS.close();
+    if (OS.has_error()) {
+      std::string Message = OS.error().message();
+      OS.clear_error();
+      llvm::sys::fs::remove(Temp);
+      return "cannot write '" + Output.str() + "': " + Message;
+    }
+  }
+  if (std::error_code EC = llvm::sys::fs::rename(Temp, Output)) {
+    llvm::sys::fs::remove(Temp);
+    return "cannot write '" + Output.str() + "': " + EC.message();
+  }
+  return "";
+}
+
 llvm::StringRef SourceTexts::get(const std::string &Path) {
   llvm::SmallString<256> Abs(Path);
   llvm::sys::fs::make_absolute(Abs);
@@ -212,31 +239,10 @@ std::string exportFindings(llvm::StringRef FixesYaml, llvm::StringRef Output,
       {"findings", std::move(Findings)},
   };
 
-  // Written next to the target and renamed over it: never half a file.
-  llvm::SmallString<256> Temp;
-  int FD = -1;
-  llvm::SmallString<256> Dir(Output);
-  llvm::sys::path::remove_filename(Dir);
-  llvm::SmallString<256> Model(Dir);
-  llvm::sys::path::append(Model,
-                          llvm::sys::path::filename(Output) + ".tmp-%%%%%%");
-  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp))
-    return "cannot write '" + Output.str() + "': " + EC.message();
-  {
-    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Root))) << "\n";
-    OS.close();
-    if (OS.has_error()) {
-      OS.clear_error();
-      llvm::sys::fs::remove(Temp);
-      return "cannot write '" + Output.str() + "'";
-    }
-  }
-  if (std::error_code EC = llvm::sys::fs::rename(Temp, Output)) {
-    llvm::sys::fs::remove(Temp);
-    return "cannot write '" + Output.str() + "': " + EC.message();
-  }
-  return "";
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Root))) << "\n";
+  return writeFileAtomically(Output, OS.str());
 }
 
 } // namespace clang::tidy::torch

@@ -22,9 +22,10 @@ namespace clang::tidy::torch {
 
 constexpr int FindingsFormatVersion = 1;
 
-/// Reads the clang-tidy fixes file \p FixesYaml (which may not exist: no
-/// diagnostics) and writes the findings to \p Output, atomically. Returns an
-/// error message, empty on success.
+/// Writes \p Text to a temporary file next to \p Output and renames it over
+/// \p Output, so it is never half-written. Returns an error text, or "".
+std::string writeFileAtomically(llvm::StringRef Output, llvm::StringRef Text);
+
 /// The diagnostics clang-tidy exported to \p FixesYaml, none when it is
 /// absent (clang-tidy writes it only when there are some). Returns an error
 /// text, or "".
@@ -45,8 +46,11 @@ private:
   llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> Files;
 };
 
-/// \p Originals: the sources as they were before --fix changed them
-/// (absolute path -> text); other files are read from disk.
+/// Reads the clang-tidy fixes file \p FixesYaml (which may not exist: no
+/// diagnostics) and writes the findings to \p Output, atomically. \p
+/// Originals: the sources as they were before --fix changed them (absolute
+/// path -> text); other files are read from disk. Returns an error message,
+/// empty on success.
 std::string exportFindings(llvm::StringRef FixesYaml, llvm::StringRef Output,
                            const llvm::StringMap<std::string> &Originals = {});
 

@@ -1,6 +1,7 @@
 //===--- ProjectRun.cpp - libtorch-tidy -----------------------------------===//
 
 #include "ProjectRun.h"
+#include "FindingsExport.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
@@ -41,27 +42,13 @@ double seconds() {
       .count();
 }
 
-bool writeAtomically(llvm::StringRef Path, const llvm::json::Value &V,
-                     std::string &Error) {
-  llvm::SmallString<256> Temp(Path);
-  Temp += ".tmp";
-  {
-    std::error_code EC;
-    llvm::raw_fd_ostream Out(Temp, EC);
-    if (!EC) {
-      Out << llvm::formatv("{0:2}", V) << "\n";
-      Out.close();
-      EC = Out.error();
-    }
-    if (!EC)
-      EC = fs::rename(Temp, Path);
-    if (EC) {
-      fs::remove(Temp);
-      Error = "cannot write '" + Path.str() + "': " + EC.message();
-      return false;
-    }
-  }
-  return true;
+/// \p V as the driver's exports write JSON, atomically.
+bool writeJson(llvm::StringRef Path, llvm::json::Value V, std::string &Error) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  OS << llvm::formatv("{0:2}", std::move(V)) << "\n";
+  Error = writeFileAtomically(Path, OS.str());
+  return Error.empty();
 }
 
 } // namespace
@@ -241,9 +228,9 @@ int runProject(const ProjectOptions &O) {
             All.push_back(std::move(Item));
     }
     llvm::json::Object Doc{{"format", "libtorch-tidy-findings"},
-                           {"version", 1},
+                           {"version", FindingsFormatVersion},
                            {"findings", std::move(All)}};
-    if (!writeAtomically(O.Findings, std::move(Doc), Error)) {
+    if (!writeJson(O.Findings, std::move(Doc), Error)) {
       llvm::errs() << "error: --export-findings: " << Error << "\n";
       ++ToolErrors;
     }
@@ -271,7 +258,7 @@ int runProject(const ProjectOptions &O) {
         for (llvm::json::Value &R : *Results)
           Into->push_back(std::move(R));
     }
-    if (!Merged || !writeAtomically(O.Sarif, std::move(*Merged), Error)) {
+    if (!Merged || !writeJson(O.Sarif, std::move(*Merged), Error)) {
       llvm::errs() << "error: --export-sarif: "
                    << (Merged ? Error : "no SARIF from the analysis") << "\n";
       ++ToolErrors;

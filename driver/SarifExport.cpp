@@ -249,34 +249,6 @@ llvm::json::Object ruleOf(llvm::StringRef Check) {
   };
 }
 
-/// Writes \p Text next to \p Output and renames it over: never half a file.
-std::string writeAtomically(llvm::StringRef Output, llvm::StringRef Text) {
-  llvm::SmallString<256> Model(Output);
-  llvm::sys::path::remove_filename(Model);
-  llvm::sys::path::append(Model,
-                          llvm::sys::path::filename(Output) + ".tmp-%%%%%%");
-  llvm::SmallString<256> Temp;
-  int FD = -1;
-  if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp))
-    return "cannot write '" + Output.str() + "': " + EC.message();
-  {
-    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << Text;
-    OS.close();
-    if (OS.has_error()) {
-      std::string Message = OS.error().message();
-      OS.clear_error();
-      llvm::sys::fs::remove(Temp);
-      return "cannot write '" + Output.str() + "': " + Message;
-    }
-  }
-  if (std::error_code EC = llvm::sys::fs::rename(Temp, Output)) {
-    llvm::sys::fs::remove(Temp);
-    return "cannot write '" + Output.str() + "': " + EC.message();
-  }
-  return "";
-}
-
 } // namespace
 
 std::string exportSarif(llvm::StringRef FixesYaml, llvm::StringRef Output,
@@ -402,7 +374,7 @@ std::string exportSarif(llvm::StringRef FixesYaml, llvm::StringRef Output,
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Log))) << "\n";
-  return writeAtomically(Output, OS.str());
+  return writeFileAtomically(Output, OS.str());
 }
 
 } // namespace clang::tidy::torch
