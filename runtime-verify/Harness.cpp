@@ -461,7 +461,7 @@ std::string firstErrors(const std::string &Log) {
 std::string precompiledHeader(const Toolchain &T,
                               const std::vector<std::string> &Flags,
                               bool &Reused, std::string &Log) {
-  std::string Key = compilerVersion(T.Cxx) + "\n" + T.Torch.CMakeDir;
+  std::string Key = T.CxxVersion + "\n" + T.Torch.CMakeDir;
   for (const std::string &F : Flags)
     Key += "\n" + F;
   std::string Support = readFile(fs::path(T.SupportDir) / "HarnessSupport.h") +

@@ -95,6 +95,7 @@ struct BuildResult {
 
 struct Toolchain {
   std::string Cxx;        ///< compiler command
+  std::string CxxVersion; ///< its compilerVersion(), part of the PCH key
   std::string SupportDir; ///< HarnessSupport.h, Stats.h, Stats.cpp
   std::string CacheDir;   ///< for the precompiled header; empty for none
   TorchInstall Torch;

@@ -406,7 +406,8 @@ int runSnippets(std::vector<PendingSnippet> &Pending, const Options &O,
         T.CacheDir = std::string(Home) + "/.cache/libtorch-tidy";
     }
   }
-  Env["compiler"] = compilerVersion(T.Cxx);
+  T.CxxVersion = compilerVersion(T.Cxx);
+  Env["compiler"] = T.CxxVersion;
   Env["torch_dir"] = T.Torch.CMakeDir + " (" + T.Torch.From + ")";
 
   TempDir Work;
