@@ -27,6 +27,7 @@
 #endif
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -38,6 +39,9 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace ltt {
 
@@ -374,7 +378,32 @@ inline int time(const Entry &E, const Options &O) {
   return 0;
 }
 
+/// Under `unshare --pid --fork` (the verifier's sandbox without bubblewrap)
+/// the harness is its PID namespace's init, which the kernel spares from
+/// signals it does not handle (an abort would not end it) and which would
+/// have to reap orphans: the work runs in a child, and init exits as the
+/// child did, with 128 + its signal like bubblewrap's init.
+inline void runBelowInit() {
+  if (::getpid() != 1)
+    return;
+  pid_t Child = ::fork();
+  if (Child == 0)
+    return;
+  if (Child < 0)
+    std::_Exit(125);
+  for (;;) {
+    int Status = 0;
+    pid_t Done = ::wait(&Status);
+    if (Done == Child)
+      std::_Exit(WIFEXITED(Status) ? WEXITSTATUS(Status)
+                                   : 128 + WTERMSIG(Status));
+    if (Done < 0 && errno != EINTR)
+      std::_Exit(125);
+  }
+}
+
 inline int harnessMain(int Argc, char **Argv, const Entry *Entries, int Count) {
+  runBelowInit();
   Options O;
   for (int I = 1; I + 1 < Argc; I += 2) {
     std::string Key = Argv[I], Value = Argv[I + 1];

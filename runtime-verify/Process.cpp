@@ -2,17 +2,26 @@
 
 #include "Process.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
+#include <fstream>
 #include <poll.h>
+#include <sstream>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+namespace fs = std::filesystem;
 
 namespace torchverify {
 
@@ -20,6 +29,9 @@ namespace {
 
 std::atomic<pid_t> RunningChild{0};
 char LiveTemp[4096];
+char LiveCgroup[4096];
+
+const char TempPrefix[] = "libtorch-tidy-verify.";
 
 double now() {
   return std::chrono::duration<double>(
@@ -27,13 +39,391 @@ double now() {
       .count();
 }
 
+std::string readSmallFile(const std::string &Path) {
+  std::ifstream In(Path);
+  std::stringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+bool writeSmallFile(const std::string &Path, const std::string &Text) {
+  int Fd = ::open(Path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (Fd < 0)
+    return false;
+  bool Ok = ::write(Fd, Text.data(), Text.size()) ==
+            static_cast<ssize_t>(Text.size());
+  return ::close(Fd) == 0 && Ok;
+}
+
+bool processExists(long Pid) {
+  return Pid > 0 && (::kill(static_cast<pid_t>(Pid), 0) == 0 || errno == EPERM);
+}
+
+/// The pid in "PREFIX<pid>.<rest>", or 0.
+long ownerPid(const std::string &Name, const std::string &Prefix) {
+  if (Name.compare(0, Prefix.size(), Prefix) != 0)
+    return 0;
+  char *End = nullptr;
+  long Pid = std::strtol(Name.c_str() + Prefix.size(), &End, 10);
+  return End && *End == '.' ? Pid : 0;
+}
+
+std::string firstLine(const std::string &Text) {
+  size_t B = Text.find_first_not_of(" \n");
+  if (B == std::string::npos)
+    return "";
+  return Text.substr(B, Text.find('\n', B) - B);
+}
+
+std::string findInPath(const std::string &Name) {
+  if (Name.find('/') != std::string::npos)
+    return ::access(Name.c_str(), X_OK) == 0 ? Name : "";
+  const char *Path = std::getenv("PATH");
+  std::stringstream S(Path ? Path : "/usr/bin:/bin");
+  for (std::string Dir; std::getline(S, Dir, ':');)
+    if (!Dir.empty() && ::access((Dir + "/" + Name).c_str(), X_OK) == 0)
+      return Dir + "/" + Name;
+  return "";
+}
+
+//===--- Killing a cgroup, also from a signal handler ---------------------===//
+
+/// SIGKILLs every process listed in \p Dir/cgroup.procs; the number
+/// found. Async-signal-safe: only open, read, kill and close.
+int killCgroupMembers(const char *Dir) {
+  char Path[4200];
+  size_t N = std::strlen(Dir);
+  if (N + 13 >= sizeof(Path))
+    return 0;
+  std::memcpy(Path, Dir, N);
+  std::memcpy(Path + N, "/cgroup.procs", 14);
+  int Fd = ::open(Path, O_RDONLY | O_CLOEXEC);
+  if (Fd < 0)
+    return 0;
+  int Found = 0;
+  char Buf[4096];
+  long Pid = 0;
+  bool InNumber = false;
+  for (ssize_t Got; (Got = ::read(Fd, Buf, sizeof(Buf))) > 0;)
+    for (ssize_t I = 0; I < Got; ++I) {
+      if (Buf[I] >= '0' && Buf[I] <= '9') {
+        Pid = Pid * 10 + (Buf[I] - '0');
+        InNumber = true;
+      } else if (InNumber) {
+        ::kill(static_cast<pid_t>(Pid), SIGKILL);
+        ++Found;
+        Pid = 0;
+        InNumber = false;
+      }
+    }
+  if (InNumber) {
+    ::kill(static_cast<pid_t>(Pid), SIGKILL);
+    ++Found;
+  }
+  ::close(Fd);
+  return Found;
+}
+
+/// Kills what is left in \p Dir and removes it; killed processes take a
+/// moment to leave, hence the retries.
+void removeCgroup(const std::string &Dir) {
+  for (int Try = 0; Try < 100; ++Try) {
+    killCgroupMembers(Dir.c_str());
+    if (::rmdir(Dir.c_str()) == 0 || errno == ENOENT)
+      return;
+    ::usleep(10000);
+  }
+}
+
+//===--- The process-count limit ------------------------------------------===//
+
+struct TaskLimiter {
+  enum class Kind { None, Cgroup, Rlimit };
+  Kind K = Kind::None;
+  std::string Parent; ///< where the per-child cgroups are made
+  std::string Describe;
+};
+
+/// The cgroup directories this process is in whose children get a pids
+/// controller: the v1 pids hierarchy, else v2 (its own cgroup, or the root
+/// when that is writable).
+std::vector<std::string> pidsCgroupCandidates() {
+  struct Mount {
+    std::string Root, Point;
+    bool V2;
+  };
+  std::vector<Mount> Mounts;
+  std::ifstream MountInfo("/proc/self/mountinfo");
+  // ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - TYPE SOURCE SUPEROPTIONS
+  for (std::string Line; std::getline(MountInfo, Line);) {
+    std::istringstream S(Line);
+    std::string Id, Parent, Dev, Root, Point;
+    S >> Id >> Parent >> Dev >> Root >> Point;
+    size_t Dash = Line.find(" - ");
+    if (Dash == std::string::npos)
+      continue;
+    std::istringstream T(Line.substr(Dash + 3));
+    std::string Type, Source, Super;
+    T >> Type >> Source >> Super;
+    if (Type == "cgroup2")
+      Mounts.push_back({Root, Point, true});
+    else if (Type == "cgroup" &&
+             ("," + Super + ",").find(",pids,") != std::string::npos)
+      Mounts.push_back({Root, Point, false});
+  }
+  std::string V1Path, V2Path;
+  std::ifstream Self("/proc/self/cgroup");
+  // HIERARCHY:CONTROLLERS:PATH
+  for (std::string Line; std::getline(Self, Line);) {
+    size_t A = Line.find(':'), B = Line.find(':', A + 1);
+    if (A == std::string::npos || B == std::string::npos)
+      continue;
+    std::string Controllers = Line.substr(A + 1, B - A - 1);
+    std::string Path = Line.substr(B + 1);
+    if (Line.compare(0, A, "0") == 0 && Controllers.empty())
+      V2Path = Path;
+    else if (("," + Controllers + ",").find(",pids,") != std::string::npos)
+      V1Path = Path;
+  }
+  auto Join = [](const Mount &M, std::string Path) {
+    // A mount of a subtree (a container's): the path is below its root.
+    if (M.Root != "/" && Path.compare(0, M.Root.size(), M.Root) == 0)
+      Path = Path.substr(M.Root.size());
+    while (!Path.empty() && Path.back() == '/')
+      Path.pop_back();
+    return M.Point + Path;
+  };
+  auto HasPids = [](const std::string &Dir) {
+    std::string Control = readSmallFile(Dir + "/cgroup.subtree_control");
+    return (" " + Control).find(" pids") != std::string::npos;
+  };
+  std::vector<std::string> Out;
+  for (const Mount &M : Mounts)
+    if (!M.V2 && !V1Path.empty())
+      Out.push_back(Join(M, V1Path));
+  for (const Mount &M : Mounts)
+    if (M.V2 && !V2Path.empty()) {
+      std::string Own = Join(M, V2Path);
+      if (HasPids(Own))
+        Out.push_back(Own);
+      if (Own != M.Point && HasPids(M.Point))
+        Out.push_back(M.Point);
+    }
+  return Out;
+}
+
+/// Whether a child can join a new cgroup under \p Parent with a pids limit.
+bool cgroupWorks(const std::string &Parent) {
+  std::string Dir =
+      Parent + "/" + TempPrefix + std::to_string(::getpid()) + ".probe";
+  if (::mkdir(Dir.c_str(), 0755) != 0 && errno != EEXIST)
+    return false;
+  bool Ok = writeSmallFile(Dir + "/pids.max", "64");
+  std::string Procs = Dir + "/cgroup.procs";
+  if (Ok) {
+    pid_t Pid = ::fork();
+    if (Pid == 0) {
+      int Fd = ::open(Procs.c_str(), O_WRONLY | O_CLOEXEC);
+      ::_exit(Fd >= 0 && ::write(Fd, "0", 1) == 1 ? 0 : 1);
+    }
+    int Status = 0;
+    Ok = Pid > 0 && ::waitpid(Pid, &Status, 0) == Pid && WIFEXITED(Status) &&
+         WEXITSTATUS(Status) == 0;
+  }
+  removeCgroup(Dir);
+  return Ok;
+}
+
+/// Removes the cgroups of verifiers that were killed, with what is left in
+/// them.
+void removeStaleCgroups(const std::string &Parent) {
+  std::error_code EC;
+  for (const auto &E : fs::directory_iterator(Parent, EC)) {
+    long Pid = ownerPid(E.path().filename().string(), TempPrefix);
+    if (Pid && !processExists(Pid))
+      removeCgroup(E.path().string());
+  }
+}
+
+const TaskLimiter &taskLimiter() {
+  static const TaskLimiter L = [] {
+    TaskLimiter T;
+    for (const std::string &Parent : pidsCgroupCandidates()) {
+      removeStaleCgroups(Parent);
+      if (cgroupWorks(Parent)) {
+        T.K = TaskLimiter::Kind::Cgroup;
+        T.Parent = Parent;
+        T.Describe = "cgroup pids controller";
+        return T;
+      }
+    }
+    if (::getuid() != 0) {
+      T.K = TaskLimiter::Kind::Rlimit;
+      T.Describe = "RLIMIT_NPROC";
+      return T;
+    }
+    T.Describe = "none: root is exempt from RLIMIT_NPROC and no cgroup pids "
+                 "controller is writable here";
+    return T;
+  }();
+  return L;
+}
+
+/// The tasks (processes and threads) this user runs: what RLIMIT_NPROC
+/// counts. A /proc/PID/task directory has two links more than threads.
+long userTasks() {
+  long N = 0;
+  uid_t Uid = ::getuid();
+  std::error_code EC;
+  for (const auto &E : fs::directory_iterator("/proc", EC)) {
+    const std::string Name = E.path().filename().string();
+    if (Name.empty() || Name[0] < '0' || Name[0] > '9')
+      continue;
+    struct stat St;
+    if (::stat(E.path().c_str(), &St) != 0 || St.st_uid != Uid)
+      continue;
+    if (::stat((E.path() / "task").c_str(), &St) == 0 && St.st_nlink > 2)
+      N += static_cast<long>(St.st_nlink) - 2;
+  }
+  return N;
+}
+
+/// The limit for one child: its cgroup, or its RLIMIT_NPROC.
+class TaskGroup {
+public:
+  explicit TaskGroup(long MaxTasks) {
+    if (MaxTasks <= 0)
+      return;
+    const TaskLimiter &L = taskLimiter();
+    if (L.K == TaskLimiter::Kind::Cgroup) {
+      static int Counter = 0;
+      std::string Dir = L.Parent + "/" + TempPrefix +
+                        std::to_string(::getpid()) + "." +
+                        std::to_string(++Counter);
+      if ((::mkdir(Dir.c_str(), 0755) == 0 || errno == EEXIST) &&
+          writeSmallFile(Dir + "/pids.max", std::to_string(MaxTasks))) {
+        Cgroup = Dir;
+        Procs = Dir + "/cgroup.procs";
+        std::strncpy(LiveCgroup, Dir.c_str(), sizeof(LiveCgroup) - 1);
+      } else {
+        Failed =
+            "cannot create the cgroup " + Dir + ": " + std::strerror(errno);
+        ::rmdir(Dir.c_str());
+      }
+    } else if (L.K == TaskLimiter::Kind::Rlimit) {
+      // RLIMIT_NPROC counts all of the user's tasks: allow what runs now
+      // plus the child's share.
+      Rlimit = userTasks() + MaxTasks;
+    }
+  }
+  ~TaskGroup() {
+    if (Cgroup.empty())
+      return;
+    LiveCgroup[0] = '\0';
+    removeCgroup(Cgroup);
+  }
+  TaskGroup(const TaskGroup &) = delete;
+  TaskGroup &operator=(const TaskGroup &) = delete;
+
+  /// Whether the child has hit the limit: a fork refused in its cgroup, or
+  /// the user at RLIMIT_NPROC (checked every half second: a /proc scan).
+  bool reached() {
+    if (!Cgroup.empty()) {
+      std::istringstream S(readSmallFile(Cgroup + "/pids.events"));
+      for (std::string Key; S >> Key;) {
+        long Count = 0;
+        S >> Count;
+        if (Key == "max" && Count > 0)
+          return true;
+      }
+      return false;
+    }
+    if (Rlimit <= 0 || now() - LastScan < 0.5)
+      return false;
+    LastScan = now();
+    return userTasks() >= Rlimit;
+  }
+  void killAll() {
+    if (!Cgroup.empty())
+      killCgroupMembers(Cgroup.c_str());
+  }
+
+  std::string Cgroup, Procs; ///< Procs: for the child to join
+  long Rlimit = 0;           ///< RLIMIT_NPROC for the child; 0 for none
+  std::string Failed;        ///< why the limit cannot be set up
+
+private:
+  double LastScan = 0;
+};
+
+//===--- Sandboxes --------------------------------------------------------===//
+
+/// GPU device nodes, which bubblewrap's fresh /dev lacks.
+std::vector<std::string> gpuDevices() {
+  std::vector<std::string> Out;
+  std::error_code EC;
+  for (const auto &E : fs::directory_iterator("/dev", EC)) {
+    std::string Name = E.path().filename().string();
+    if (Name.rfind("nvidia", 0) == 0 || Name == "dri" || Name == "kfd")
+      Out.push_back(E.path().string());
+  }
+  std::sort(Out.begin(), Out.end());
+  return Out;
+}
+
+std::vector<std::string> confine(const Sandbox &S, const std::string &Dir,
+                                 const std::vector<std::string> &Argv) {
+  std::vector<std::string> A;
+  if (S.K == Sandbox::Kind::Bubblewrap) {
+    // Order matters: later mounts go over earlier ones.
+    A = {S.Program, "--ro-bind", "/", "/", "--dev", "/dev"};
+    for (const std::string &D : gpuDevices())
+      A.insert(A.end(), {"--dev-bind", D, D});
+    A.insert(A.end(), {"--proc", "/proc", "--tmpfs", "/tmp"});
+    for (const std::string &R : S.ReadOnly)
+      if (R.rfind("/tmp/", 0) == 0)
+        A.insert(A.end(), {"--ro-bind", R, R});
+    // --new-session: no controlling terminal to push input into. The
+    // kill still reaches everything: bwrap's own init runs in the verifier's
+    // process group, and the PID namespace ends with it.
+    A.insert(A.end(), {"--bind", Dir, Dir, "--chdir", Dir, "--setenv", "TMPDIR",
+                       Dir, "--unshare-all", "--cap-drop", "ALL",
+                       "--die-with-parent", "--new-session", "--"});
+  } else if (S.K == Sandbox::Kind::Unshare) {
+    // The harness is the namespace's init (see HarnessSupport.h); unshare
+    // kills it when the verifier goes, which ends the namespace.
+    A = {S.Program,      "--user", "--map-root-user", "--pid", "--fork",
+         "--kill-child", "--net",  "--ipc",           "--"};
+  }
+  A.insert(A.end(), Argv.begin(), Argv.end());
+  return A;
+}
+
 } // namespace
+
+//===--- Running a child --------------------------------------------------===//
 
 void killRunningChild() {
   pid_t Pid = RunningChild.load();
-  if (Pid > 0)
+  if (Pid > 0) {
     ::kill(-Pid, SIGKILL);
+    // Before its setsid() the child has no group of its own yet.
+    ::kill(Pid, SIGKILL);
+  }
+  if (!LiveCgroup[0])
+    return;
+  // The killed take a moment to leave the cgroup; a cgroup still there is
+  // removed by the next run.
+  for (int Try = 0; Try < 50; ++Try) {
+    killCgroupMembers(LiveCgroup);
+    if (::rmdir(LiveCgroup) == 0 || errno == ENOENT)
+      return;
+    struct timespec Wait = {0, 10 * 1000 * 1000};
+    ::nanosleep(&Wait, nullptr);
+  }
 }
+
+std::string taskLimitMechanism() { return taskLimiter().Describe; }
 
 ProcessResult runProcess(const std::vector<std::string> &Argv,
                          const std::string &Dir, const Limits &L) {
@@ -41,11 +431,22 @@ ProcessResult runProcess(const std::vector<std::string> &Argv,
   int Pipe[2];
   if (Argv.empty() || ::pipe(Pipe) != 0)
     return R;
+  bool Confined = L.Confine && L.Confine->K != Sandbox::Kind::None;
+  std::vector<std::string> Full =
+      Confined ? confine(*L.Confine, Dir, Argv) : Argv;
   std::vector<char *> Args;
-  for (const std::string &A : Argv)
+  for (const std::string &A : Full)
     Args.push_back(const_cast<char *>(A.c_str()));
   Args.push_back(nullptr);
+  TaskGroup Tasks(L.MaxTasks);
+  if (!Tasks.Failed.empty()) {
+    ::close(Pipe[0]);
+    ::close(Pipe[1]);
+    R.Output = Tasks.Failed;
+    return R;
+  }
   double Start = now();
+  pid_t Parent = ::getpid();
   pid_t Pid = ::fork();
   if (Pid < 0) {
     ::close(Pipe[0]);
@@ -55,7 +456,17 @@ ProcessResult runProcess(const std::vector<std::string> &Argv,
   if (Pid == 0) {
     // Only async-signal-safe calls between fork and exec: the parent has
     // LibTorch's thread pools.
-    ::setpgid(0, 0);
+    ::setsid();
+    // Dies with the verifier, even by SIGKILL (the harness's own children
+    // do not inherit this: a sandbox's PID namespace takes those).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != Parent)
+      ::_exit(127);
+    int Null = ::open("/dev/null", O_RDONLY);
+    if (Null >= 0) {
+      ::dup2(Null, 0);
+      ::close(Null);
+    }
     ::dup2(Pipe[1], 1);
     ::dup2(Pipe[1], 2);
     ::close(Pipe[0]);
@@ -67,22 +478,46 @@ ProcessResult runProcess(const std::vector<std::string> &Argv,
       struct rlimit Mem = {Bytes, Bytes};
       ::setrlimit(RLIMIT_AS, &Mem);
     }
+    if (Tasks.Rlimit > 0) {
+      struct rlimit Nproc = {static_cast<rlim_t>(Tasks.Rlimit),
+                             static_cast<rlim_t>(Tasks.Rlimit)};
+      ::setrlimit(RLIMIT_NPROC, &Nproc);
+    }
+    if (!Tasks.Procs.empty()) {
+      // Joined before exec, so that nothing it starts escapes the limit.
+      int Fd = ::open(Tasks.Procs.c_str(), O_WRONLY | O_CLOEXEC);
+      if (Fd < 0 || ::write(Fd, "0", 1) != 1) {
+        const char Msg[] = "cannot join the process-limit cgroup\n";
+        ::write(1, Msg, sizeof(Msg) - 1);
+        ::_exit(126);
+      }
+      ::close(Fd);
+    }
     if (!Dir.empty() && ::chdir(Dir.c_str()) != 0)
       ::_exit(127);
     ::execvp(Args[0], Args.data());
     ::_exit(127);
   }
-  ::setpgid(Pid, Pid); // also here, so a kill never misses the group
   RunningChild = Pid;
   R.Started = true;
   ::close(Pipe[1]);
+  auto KillAll = [&] {
+    ::kill(-Pid, SIGKILL);
+    ::kill(Pid, SIGKILL);
+    Tasks.killAll();
+  };
   std::string Out;
   bool Open = true;
   while (Open) {
     double Left = L.Seconds - (now() - Start);
     if (Left <= 0) {
       R.TimedOut = true;
-      ::kill(-Pid, SIGKILL);
+      KillAll();
+      break;
+    }
+    if (Tasks.reached()) {
+      R.TaskLimit = true;
+      KillAll();
       break;
     }
     struct pollfd P = {Pipe[0], POLLIN, 0};
@@ -105,7 +540,7 @@ ProcessResult runProcess(const std::vector<std::string> &Argv,
   ::close(Pipe[0]);
   int Status = 0;
   // The output closes before the exit when the child hands the pipe to a
-  // grandchild; the limit still holds.
+  // grandchild; the limits still hold.
   while (true) {
     pid_t W = ::waitpid(Pid, &Status, WNOHANG);
     if (W == Pid)
@@ -114,17 +549,27 @@ ProcessResult runProcess(const std::vector<std::string> &Argv,
       break;
     if (now() - Start > L.Seconds && !R.TimedOut) {
       R.TimedOut = true;
-      ::kill(-Pid, SIGKILL);
+      KillAll();
+    }
+    if (!R.TaskLimit && Tasks.reached()) {
+      R.TaskLimit = true;
+      KillAll();
     }
     ::usleep(2000);
   }
-  // Whatever the snippet started in its group goes with it.
-  ::kill(-Pid, SIGKILL);
+  // Whatever the snippet started in its group or cgroup goes with it.
+  KillAll();
   RunningChild = 0;
   if (WIFEXITED(Status))
     R.ExitCode = WEXITSTATUS(Status);
   else if (WIFSIGNALED(Status))
     R.Signal = WTERMSIG(Status);
+  // bwrap's init and the harness as unshare's init exit with 128 + the
+  // signal that ended the program.
+  if (Confined && R.ExitCode > 128 && R.ExitCode <= 128 + 64) {
+    R.Signal = R.ExitCode - 128;
+    R.ExitCode = -1;
+  }
   if (Out.size() > (64u << 10))
     Out.erase(0, Out.size() - (64u << 10));
   R.Output = std::move(Out);
@@ -132,14 +577,80 @@ ProcessResult runProcess(const std::vector<std::string> &Argv,
   return R;
 }
 
-TempDir::TempDir() {
+Sandbox probeSandbox(bool Disabled) {
+  Sandbox S;
+  if (Disabled) {
+    S.Describe = "none: --no-sandbox";
+    S.Note = "note: --no-sandbox: snippets run with your rights";
+    return S;
+  }
+  TempDir Probe;
+  if (!Probe.ok()) {
+    S.Describe = "none: no temporary directory to probe a sandbox in";
+    S.Note = "note: no sandbox (no temporary directory to probe one in); "
+             "snippets run with your rights";
+    return S;
+  }
+  // Runs `true` the way harnesses will run; the reason when it fails.
+  auto Try = [&](Sandbox::Kind K, const char *Env, const char *Name) {
+    const char *Override = std::getenv(Env);
+    std::string Program = findInPath(Override && *Override ? Override : Name);
+    if (Program.empty())
+      return std::string(Name) + " not found";
+    Sandbox Candidate;
+    Candidate.K = K;
+    Candidate.Program = Program;
+    ProcessResult R = runProcess(confine(Candidate, Probe.path(), {"true"}),
+                                 Probe.path(), Limits{10, 0});
+    if (R.Started && R.ExitCode == 0 && !R.TimedOut) {
+      S.K = K;
+      S.Program = Program;
+      return std::string();
+    }
+    std::string Why = firstLine(R.Output);
+    return Name + std::string(": ") +
+           (Why.empty() ? "exit status " + std::to_string(R.ExitCode) : Why);
+  };
+  std::string Bwrap =
+      Try(Sandbox::Kind::Bubblewrap, "LIBTORCH_TIDY_BWRAP", "bwrap");
+  if (Bwrap.empty()) {
+    S.Describe = "bubblewrap";
+    return S;
+  }
+  std::string Unshare =
+      Try(Sandbox::Kind::Unshare, "LIBTORCH_TIDY_UNSHARE", "unshare");
+  if (Unshare.empty()) {
+    S.Describe = "unshare (network and processes only; " + Bwrap + ")";
+    S.Note = "note: no bubblewrap (" + Bwrap +
+             "); snippets run under unshare, cut off from the network and "
+             "other processes, but can write your files";
+    return S;
+  }
+  S.Describe = "none: " + Bwrap + "; " + Unshare;
+  S.Note = "note: no sandbox available (" + Bwrap + "; " + Unshare +
+           "); snippets run with your rights";
+  return S;
+}
+
+//===--- Temporary directories --------------------------------------------===//
+
+namespace {
+
+std::string tempBase() {
   const char *Base = std::getenv("TMPDIR");
-  std::string Template = std::string(Base && *Base ? Base : "/tmp") +
-                         "/libtorch-tidy-verify.XXXXXX";
+  return Base && *Base ? Base : "/tmp";
+}
+
+} // namespace
+
+TempDir::TempDir() {
+  std::string Template =
+      tempBase() + "/" + TempPrefix + std::to_string(::getpid()) + ".XXXXXX";
   std::vector<char> Buf(Template.begin(), Template.end());
   Buf.push_back('\0');
   if (::mkdtemp(Buf.data())) {
     Path = Buf.data();
+    Outer = LiveTemp;
     std::strncpy(LiveTemp, Path.c_str(), sizeof(LiveTemp) - 1);
   }
 }
@@ -147,11 +658,29 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   if (Path.empty())
     return;
+  // The enclosing one is the live one again.
+  std::strncpy(LiveTemp, Outer.c_str(), sizeof(LiveTemp) - 1);
   std::error_code EC;
-  std::filesystem::remove_all(Path, EC);
-  LiveTemp[0] = '\0';
+  fs::remove_all(Path, EC);
 }
 
 const char *liveTempDir() { return LiveTemp[0] ? LiveTemp : nullptr; }
+
+int removeStaleTempDirs() {
+  int Removed = 0;
+  std::error_code EC;
+  for (const auto &E : fs::directory_iterator(tempBase(), EC)) {
+    long Pid = ownerPid(E.path().filename().string(), TempPrefix);
+    struct stat St;
+    // Only real directories of this user whose verifier is gone.
+    if (!Pid || processExists(Pid) || ::lstat(E.path().c_str(), &St) != 0 ||
+        !S_ISDIR(St.st_mode) || St.st_uid != ::geteuid())
+      continue;
+    std::error_code RemoveError;
+    fs::remove_all(E.path(), RemoveError);
+    Removed += !RemoveError;
+  }
+  return Removed;
+}
 
 } // namespace torchverify

@@ -1,9 +1,12 @@
 //===--- Process.h - libtorch-tidy-verify -----------------------*- C++ -*-===//
 //
 // Child processes with limits, for the compiler and for the snippet
-// harnesses, which run the user's code: each runs in its own process group
-// (so a kill takes its threads and children too), with a wall-clock limit,
-// optionally an address-space limit, no core dumps, and its output captured.
+// harnesses, which run the user's code: each runs in its own session and
+// process group (so a kill takes its threads and children too), with a
+// wall-clock limit, optionally address-space and process-count limits, no
+// core dumps, stdin from /dev/null, its output captured, and killed when the
+// verifier dies (PR_SET_PDEATHSIG). Harnesses also run in a sandbox where
+// the machine has one (bubblewrap, else unshare).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,11 +18,41 @@
 
 namespace torchverify {
 
+/// Where harnesses run: probed once per run.
+struct Sandbox {
+  enum class Kind {
+    None,
+    /// bwrap: the filesystem read-only but for the harness's directory, no
+    /// network, own PID/IPC namespaces, no capabilities.
+    Bubblewrap,
+    /// unshare: own network and PID namespaces only; files stay writable.
+    Unshare
+  };
+  Kind K = Kind::None;
+  std::string Program;  ///< bwrap or unshare
+  std::string Describe; ///< for the report: "bubblewrap", "none: why", ...
+  std::string Note;     ///< one line for stderr when not Bubblewrap
+  /// Paths the harness must read that the sandbox would hide (LibTorch
+  /// under /tmp).
+  std::vector<std::string> ReadOnly;
+};
+
+/// Finds the sandbox to use: bubblewrap when `bwrap` runs here (a probe
+/// sandbox is started once), else unshare, else none. \p Disabled
+/// (--no-sandbox) skips the probes. $LIBTORCH_TIDY_BWRAP and
+/// $LIBTORCH_TIDY_UNSHARE name other programs.
+Sandbox probeSandbox(bool Disabled);
+
 struct Limits {
   double Seconds = 60;
   /// RLIMIT_AS in MiB; 0 for none. CUDA reserves far more address space
   /// than it uses, so the verifier sets none on CUDA machines.
   long MemoryMiB = 0;
+  /// Processes and threads the child and its descendants may have at once;
+  /// 0 for no limit. Reaching it stops the child (ProcessResult::TaskLimit).
+  long MaxTasks = 0;
+  /// Runs the child in this sandbox, with its directory writable.
+  const Sandbox *Confine = nullptr;
 };
 
 struct ProcessResult {
@@ -27,7 +60,8 @@ struct ProcessResult {
   int ExitCode = -1; ///< when it exited
   int Signal = 0;    ///< when a signal ended it
   bool TimedOut = false;
-  std::string Output; ///< stdout and stderr, at most 64 KiB of the end
+  bool TaskLimit = false; ///< it reached Limits::MaxTasks and was killed
+  std::string Output;     ///< stdout and stderr, at most 64 KiB of the end
   double Seconds = 0;
 };
 
@@ -35,11 +69,19 @@ struct ProcessResult {
 ProcessResult runProcess(const std::vector<std::string> &Argv,
                          const std::string &Dir, const Limits &L);
 
-/// Kills the running child's process group; for signal handlers.
+/// How Limits::MaxTasks is enforced here, in words: "cgroup pids
+/// controller", "RLIMIT_NPROC", or "none: why" (root is exempt from
+/// RLIMIT_NPROC, so root needs a writable cgroup pids controller).
+/// Probed once per process; also removes the cgroups of dead verifiers.
+std::string taskLimitMechanism();
+
+/// Kills the running child's process group and cgroup and removes the
+/// cgroup (waiting up to half a second); for signal handlers.
 void killRunningChild();
 
 /// A private temporary directory, removed with everything in it when the
-/// object goes away.
+/// object goes away. Its name carries the verifier's pid, so that a later
+/// run can remove what a killed one left (removeStaleTempDirs).
 class TempDir {
 public:
   TempDir();
@@ -51,10 +93,15 @@ public:
 
 private:
   std::string Path;
+  std::string Outer; ///< the live TempDir when this one was made
 };
 
 /// The path of the live TempDir, if any, for cleanup from a signal handler.
 const char *liveTempDir();
+
+/// Removes this user's temporary directories in $TMPDIR whose verifier is
+/// no longer running (it was killed with SIGKILL); returns how many.
+int removeStaleTempDirs();
 
 } // namespace torchverify
 

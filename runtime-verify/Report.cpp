@@ -522,8 +522,9 @@ std::string environmentBlock(const json &Report) {
     return "<p>The report records no environment.</p>\n";
   // The known keys in a reading order, then whatever else is there.
   static const char *const Known[] = {
-      "device",  "device_name", "driver", "cuda",     "cudnn",    "libtorch",
-      "threads", "date",        "cpu",    "compiler", "torch_dir"};
+      "device",    "device_name", "driver",       "cuda", "cudnn",
+      "libtorch",  "threads",     "date",         "cpu",  "compiler",
+      "torch_dir", "sandbox",     "process_limit"};
   std::vector<std::string> Keys(std::begin(Known), std::end(Known));
   for (const auto &Item : Env->items())
     if (std::find(Keys.begin(), Keys.end(), Item.key()) == Keys.end())

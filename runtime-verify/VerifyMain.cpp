@@ -6,8 +6,10 @@
 // Gives each finding of `libtorch-tidy --export-findings` a verdict on this
 // machine. A finding whose snippet can be bound (see Harness.h) is rebuilt
 // before and after its fix in one generated translation unit and run in a
-// child process with limits: outputs compared first, then both variants
-// timed interleaved (kind `snippet`). Findings whose gain lies outside their
+// child process: outputs compared first, then both variants timed
+// interleaved (kind `snippet`). The child runs sandboxed where bubblewrap or
+// unshare works, with time, memory and process-count limits (Process.h;
+// docs/verifier.md, "Safety"). Findings whose gain lies outside their
 // statement (a mode switched on, zero_grad, a conv bias) or whose snippet
 // cannot be bound use the check's reference benchmark (kind `reference`).
 //
@@ -27,8 +29,10 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -38,6 +42,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -59,7 +64,8 @@ const char *Usage =
     "[--html REPORT.html] [--merge-into FINDINGS-or-SARIF] [--time-cap S] "
     "[--timeout S] [--memory-limit MIB] [--torch-dir DIR] [--cxx COMPILER] "
     "[--shape NAME=DIMS]... [--value NAME=V]... [--config FILE] "
-    "[--cache-dir DIR | --no-cache] [--measure-on-cpu]";
+    "[--cache-dir DIR | --no-cache] [--measure-on-cpu] [--no-sandbox] "
+    "[--max-processes N]";
 
 int fail(const std::string &Message) {
   std::fprintf(stderr, "error: %s\n", Message.c_str());
@@ -120,14 +126,13 @@ std::string today() {
   return Buf;
 }
 
-std::string firstLineOf(const std::string &Command) {
-  FILE *P = ::popen(Command.c_str(), "r");
-  if (!P)
+/// The first line a program prints; run from its argv, never by a shell.
+std::string firstLineOf(const std::vector<std::string> &Argv) {
+  ProcessResult R = runProcess(Argv, "", Limits{30, 0});
+  if (!R.Started || R.ExitCode != 0)
     return "";
-  char Buf[512] = {0};
-  std::string Line = std::fgets(Buf, sizeof(Buf), P) ? Buf : "";
-  ::pclose(P);
-  while (!Line.empty() && (Line.back() == '\n' || Line.back() == ' '))
+  std::string Line = R.Output.substr(0, R.Output.find('\n'));
+  while (!Line.empty() && (Line.back() == '\r' || Line.back() == ' '))
     Line.pop_back();
   return Line;
 }
@@ -152,8 +157,9 @@ json environment(bool Cuda) {
   if (std::regex_search(Config, M, std::regex("CuDNN ([0-9.]+)")))
     Env["cudnn"] = M[1].str();
   if (Cuda) {
-    std::string Smi = firstLineOf("nvidia-smi --query-gpu=name,driver_version "
-                                  "--format=csv,noheader 2>/dev/null");
+    std::string Smi =
+        firstLineOf({"nvidia-smi", "--query-gpu=name,driver_version",
+                     "--format=csv,noheader"});
     if (size_t Comma = Smi.find(", "); Comma != std::string::npos) {
       Env["device_name"] = Smi.substr(0, Comma);
       Env["driver"] = Smi.substr(Comma + 2);
@@ -166,7 +172,11 @@ struct Options {
   std::string Findings, Json, Html, MergeInto, TorchDir, Cxx, CacheDir;
   double TimeCap = 10, Timeout = 120;
   long MemoryMiB = 8192;
-  bool NoCache = false, MeasureOnCpu = false;
+  /// LibTorch runs about three thread pools of one thread per core.
+  long MaxTasks =
+      64 +
+      4 * static_cast<long>(std::max(1u, std::thread::hardware_concurrency()));
+  bool NoCache = false, MeasureOnCpu = false, NoSandbox = false;
   BindingConfig Config;
 };
 
@@ -334,6 +344,19 @@ std::string signalName(int Sig) {
 /// The run of one harness child failed: say how, in \p R.
 void childFailure(const ProcessResult &P, const Options &O, json &R) {
   R["verdict"] = "not-verifiable";
+  if (!P.Started) {
+    R["failure"] = "not-started";
+    R["reason"] = "the snippet could not be started" +
+                  (P.Output.empty() ? "" : ": " + P.Output);
+    return;
+  }
+  if (P.TaskLimit) {
+    R["failure"] = "process-limit";
+    R["reason"] = "the snippet reached its limit of " +
+                  std::to_string(O.MaxTasks) +
+                  " processes and threads and was stopped";
+    return;
+  }
   if (P.TimedOut) {
     R["failure"] = "timeout";
     R["reason"] = "the snippet ran past the " +
@@ -396,7 +419,8 @@ int runSnippets(std::vector<PendingSnippet> &Pending, const Options &O,
   T.SupportDir =
       Support && *Support ? Support : LIBTORCH_TIDY_VERIFY_SUPPORT_DIR;
   if (!O.NoCache) {
-    T.CacheDir = O.CacheDir;
+    // Absolute: the compiler runs in the temporary directory.
+    T.CacheDir = O.CacheDir.empty() ? "" : fs::absolute(O.CacheDir).string();
     if (T.CacheDir.empty()) {
       const char *Xdg = std::getenv("XDG_CACHE_HOME");
       const char *Home = std::getenv("HOME");
@@ -410,6 +434,19 @@ int runSnippets(std::vector<PendingSnippet> &Pending, const Options &O,
   Env["compiler"] = T.CxxVersion;
   Env["torch_dir"] = T.Torch.CMakeDir + " (" + T.Torch.From + ")";
 
+  // The probe starts a sandbox once.
+  Sandbox Box = probeSandbox(O.NoSandbox);
+  Env["sandbox"] = Box.Describe;
+  if (!Box.Note.empty())
+    std::fprintf(stderr, "%s\n", Box.Note.c_str());
+  std::string TaskLimit = taskLimitMechanism();
+  Env["process_limit"] = TaskLimit.rfind("none", 0) == 0
+                             ? TaskLimit
+                             : std::to_string(O.MaxTasks) +
+                                   " processes and threads (" + TaskLimit + ")";
+  if (TaskLimit.rfind("none", 0) == 0)
+    std::fprintf(stderr, "note: no process-count limit (%s)\n",
+                 TaskLimit.c_str() + 6);
   TempDir Work;
   if (!Work.ok()) {
     std::fprintf(stderr, "error: cannot create a temporary directory\n");
@@ -451,6 +488,13 @@ int runSnippets(std::vector<PendingSnippet> &Pending, const Options &O,
   Limits L;
   L.Seconds = O.Timeout;
   L.MemoryMiB = Cuda ? 0 : O.MemoryMiB;
+  L.MaxTasks = O.MaxTasks;
+  // LibTorch's libraries (and pip's CUDA libraries beside them) under /tmp
+  // would be hidden by the sandbox's own /tmp.
+  Sandbox Confine = Box;
+  Confine.ReadOnly.push_back(
+      fs::path(T.Torch.LibDir).parent_path().parent_path().string());
+  L.Confine = &Confine;
   for (size_t I = 0; I < Pending.size(); ++I) {
     if (Binary[I].empty())
       continue;
@@ -512,7 +556,9 @@ int runSnippets(std::vector<PendingSnippet> &Pending, const Options &O,
 
 void onSignal(int Sig) {
   killRunningChild();
-  if (const char *Dir = liveTempDir()) {
+  // Only ever one of ours, even if the handler caught it half-written.
+  if (const char *Dir = liveTempDir();
+      Dir && std::strstr(Dir, "/libtorch-tidy-verify.")) {
     std::error_code EC;
     fs::remove_all(Dir, EC);
   }
@@ -538,12 +584,15 @@ int main(int argc, char **argv) {
     }
     if (A == "--no-cache") {
       O.NoCache = true;
+    } else if (A == "--no-sandbox") {
+      O.NoSandbox = true;
     } else if (A == "--measure-on-cpu") {
       O.MeasureOnCpu = true;
     } else if (A == "--json" || A == "--html" || A == "--merge-into" ||
                A == "--torch-dir" || A == "--cxx" || A == "--cache-dir" ||
                A == "--time-cap" || A == "--timeout" || A == "--memory-limit" ||
-               A == "--shape" || A == "--value" || A == "--config") {
+               A == "--max-processes" || A == "--shape" || A == "--value" ||
+               A == "--config") {
       if (!Value(V))
         return fail(A + " needs a value");
       if (A == "--json")
@@ -564,16 +613,20 @@ int main(int argc, char **argv) {
         return fail(Error);
       else if (A == "--config" && !readConfigFile(V, O.Config, Error))
         return fail(Error);
-      else if (A == "--time-cap" || A == "--timeout" || A == "--memory-limit") {
+      else if (A == "--time-cap" || A == "--timeout" || A == "--memory-limit" ||
+               A == "--max-processes") {
         char *End = nullptr;
         double N = std::strtod(V.c_str(), &End);
         if (End == V.c_str() || *End || N < 0 ||
-            (N == 0 && A != "--memory-limit"))
+            (N == 0 && A != "--memory-limit") ||
+            (N < 1 && A == "--max-processes"))
           return fail(A + " needs a positive number");
         if (A == "--time-cap")
           O.TimeCap = N;
         else if (A == "--timeout")
           O.Timeout = N;
+        else if (A == "--max-processes")
+          O.MaxTasks = static_cast<long>(N);
         else
           O.MemoryMiB = static_cast<long>(N);
       }
@@ -601,6 +654,10 @@ int main(int argc, char **argv) {
   }
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
+  // What verifiers killed with SIGKILL left behind: their temporary
+  // directories, and their cgroups (removed when the mechanism is probed).
+  removeStaleTempDirs();
+  taskLimitMechanism();
 
   bool Cuda = torch::cuda::is_available();
   json Results = json::array();

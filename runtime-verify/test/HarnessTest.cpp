@@ -14,6 +14,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
 
 using nlohmann::json;
 using namespace torchverify;
@@ -203,7 +206,55 @@ static void testLocate(const fs::path &Tmp) {
         has(Tried[1], "Debian libtorch-dev"));
 }
 
+/// Forks 100 sleepers, going on when a fork fails, as a fork bomb would.
+static const std::vector<std::string> ForkMany = {"python3", "-c",
+                                                  "import os, time\n"
+                                                  "for i in range(100):\n"
+                                                  "    try:\n"
+                                                  "        if os.fork() == 0:\n"
+                                                  "            time.sleep(30)\n"
+                                                  "            os._exit(0)\n"
+                                                  "    except OSError:\n"
+                                                  "        pass\n"
+                                                  "time.sleep(30)\n"};
+
+/// RLIMIT_NPROC, which root is exempt from: as nobody, in a child that has
+/// not chosen its mechanism yet (the choice is made once per process).
+static void testTaskLimitAsUser() {
+  if (::geteuid() != 0) // the machine's own mechanism is tested below
+    return;
+  pid_t Pid = ::fork();
+  if (Pid == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0)
+      ::_exit(2);
+    if (taskLimitMechanism() != "RLIMIT_NPROC")
+      ::_exit(3);
+    Limits L{30, 0};
+    L.MaxTasks = 20;
+    ProcessResult R = runProcess(ForkMany, "/", L);
+    if (!R.TaskLimit || R.Seconds > 10)
+      ::_exit(4);
+    // Also in an unprivileged sandbox, whose user namespace the limit
+    // reaches.
+    Sandbox Box = probeSandbox(false);
+    if (Box.K != Sandbox::Kind::None) {
+      TempDir Dir;
+      L.Confine = &Box;
+      R = runProcess(ForkMany, Dir.path(), L);
+      if (!Dir.ok() || !R.TaskLimit || R.Seconds > 10)
+        ::_exit(5);
+    }
+    std::printf("as nobody: RLIMIT_NPROC, sandbox %s\n", Box.Describe.c_str());
+    std::fflush(stdout);
+    ::_exit(0);
+  }
+  int Status = 0;
+  CHECK(::waitpid(Pid, &Status, 0) == Pid && WIFEXITED(Status) &&
+        WEXITSTATUS(Status) == 0);
+}
+
 static void testProcess() {
+  testTaskLimitAsUser();
   ProcessResult R = runProcess({"sh", "-c", "echo out; echo err >&2; exit 7"},
                                "", Limits{10, 0});
   CHECK(R.Started && R.ExitCode == 7 && !R.TimedOut);
@@ -222,6 +273,22 @@ static void testProcess() {
   CHECK(R.ExitCode != 0 || !has(R.Output, "200000000"));
   R = runProcess({"/nonexistent-binary"}, "", Limits{10, 0});
   CHECK(R.ExitCode == 127);
+  // No input: a snippet cannot wait on the terminal.
+  R = runProcess({"sh", "-c", "cat; echo done"}, "", Limits{10, 0});
+  CHECK(R.ExitCode == 0 && has(R.Output, "done") && !R.TimedOut);
+  // Too many processes: stopped at once, not at the time limit, and
+  // nothing of it is left.
+  std::string Mechanism = taskLimitMechanism();
+  std::printf("process-count limit: %s\n", Mechanism.c_str());
+  if (Mechanism.rfind("none", 0) != 0) {
+    Limits L{60, 0};
+    L.MaxTasks = 20;
+    R = runProcess(ForkMany, "", L);
+    CHECK(R.TaskLimit && R.Seconds < 10);
+    // Within the limit nothing happens.
+    R = runProcess({"sh", "-c", "sleep 0.1 & sleep 0.1 & wait; exit 5"}, "", L);
+    CHECK(!R.TaskLimit && R.ExitCode == 5);
+  }
   // The temporary directory goes, with its contents.
   std::string Path;
   {
@@ -234,6 +301,82 @@ static void testProcess() {
   CHECK(!fs::exists(Path));
 }
 
+/// The sandboxes this machine has, each as harnesses run in them.
+static void testSandbox(const std::string &Tmp) {
+  Sandbox None = probeSandbox(/*Disabled=*/true);
+  CHECK(None.K == Sandbox::Kind::None && None.Describe == "none: --no-sandbox");
+  Sandbox Box = probeSandbox(false);
+  std::printf("sandbox: %s\n", Box.Describe.c_str());
+  ::setenv("LIBTORCH_TIDY_BWRAP", "/nonexistent-bwrap", 1);
+  Sandbox Fallback = probeSandbox(false);
+  ::unsetenv("LIBTORCH_TIDY_BWRAP");
+  std::printf("without bwrap: %s\n", Fallback.Describe.c_str());
+  CHECK(Fallback.K != Sandbox::Kind::Bubblewrap &&
+        has(Fallback.Describe, "bwrap not found") && !Fallback.Note.empty());
+  fs::path Outside = fs::path(Tmp) / "outside";
+  fs::path Inside = fs::path(Tmp) / "inside";
+  fs::create_directories(Inside);
+  for (const Sandbox *S : {&Box, &Fallback}) {
+    if (S->K == Sandbox::Kind::None)
+      continue;
+    Limits L{30, 0};
+    L.Confine = S;
+    // Own directory writable, no network but loopback, exit status through.
+    ProcessResult R = runProcess(
+        {"sh", "-c",
+         "echo x > own && test $(grep -c : /proc/net/dev) -eq 1 && exit 3"},
+        Inside.string(), L);
+    CHECK(R.ExitCode == 3);
+    CHECK(fs::exists(Inside / "own"));
+    // A time limit still kills all of it.
+    L.Seconds = 0.5;
+    R = runProcess({"sh", "-c", "sleep 30 & sleep 30"}, Inside.string(), L);
+    CHECK(R.TimedOut && R.Seconds < 5);
+    L.Seconds = 30;
+    if (S->K != Sandbox::Kind::Bubblewrap)
+      continue;
+    // Nothing outside is writable, in /tmp or not, not even after trying
+    // to remount (root keeps no capabilities); a signal is reported as such.
+    char VarTmp[] = "/var/tmp/libtorch-tidy-harness-test.XXXXXX";
+    bool HaveVarTmp = ::mkdtemp(VarTmp) != nullptr;
+    R = runProcess({"sh", "-c",
+                    "mount -o remount,rw,bind / 2>/dev/null; echo x > \"$1\"; "
+                    "echo x > \"$2/outside\"; kill -SEGV $$",
+                    "sh", Outside.string(), VarTmp},
+                   Inside.string(), L);
+    CHECK(R.Signal == 11);
+    CHECK(!fs::exists(Outside));
+    if (HaveVarTmp) {
+      CHECK(!fs::exists(fs::path(VarTmp) / "outside"));
+      std::error_code EC;
+      fs::remove_all(VarTmp, EC);
+    }
+  }
+}
+
+static void testStaleTempDirs(const std::string &Tmp) {
+  std::string Saved = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "";
+  ::setenv("TMPDIR", Tmp.c_str(), 1);
+  pid_t Dead = ::fork();
+  if (Dead == 0)
+    ::_exit(0);
+  ::waitpid(Dead, nullptr, 0);
+  fs::path Stale = fs::path(Tmp) /
+                   ("libtorch-tidy-verify." + std::to_string(Dead) + ".abcdef");
+  fs::path Live = fs::path(Tmp) / ("libtorch-tidy-verify." +
+                                   std::to_string(::getpid()) + ".abcdef");
+  fs::path Other = fs::path(Tmp) / "libtorch-tidy-verify.other";
+  touch(Stale / "harness");
+  touch(Live / "harness");
+  touch(Other / "harness");
+  CHECK(removeStaleTempDirs() == 1);
+  CHECK(!fs::exists(Stale) && fs::exists(Live) && fs::exists(Other));
+  if (Saved.empty())
+    ::unsetenv("TMPDIR");
+  else
+    ::setenv("TMPDIR", Saved.c_str(), 1);
+}
+
 int main() {
   TempDir Tmp;
   testOptions();
@@ -241,6 +384,8 @@ int main() {
   testGenerate();
   testLocate(Tmp.path());
   testProcess();
+  testSandbox(Tmp.path());
+  testStaleTempDirs(Tmp.path());
   if (Failures)
     std::fprintf(stderr, "%d check(s) failed\n", Failures);
   else
