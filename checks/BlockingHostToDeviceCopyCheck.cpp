@@ -28,14 +28,20 @@ using utils::isRecordNamed;
 
 namespace {
 
+/// How many variables deep isPinned and isMadeByFactory follow
+/// initializers: `torch::Tensor T = T;` compiles, and initializes T with
+/// itself.
+constexpr unsigned MaxInitDepth = 8;
+
 /// The source was pinned: `.pin_memory()`, or a variable made by it.
-bool isPinned(const Expr *E) {
+bool isPinned(const Expr *E, unsigned Depth = 0) {
   E = ignoreWrappers(E);
   if (const CXXMethodDecl *M = utils::tensorMethod(E))
     return M->getName() == "pin_memory";
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-    if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl()); VD && VD->getInit())
-      return isPinned(VD->getInit());
+    if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+        VD && VD->getInit() && Depth < MaxInitDepth)
+      return isPinned(VD->getInit(), Depth + 1);
   return false;
 }
 
@@ -43,11 +49,12 @@ bool isPinned(const Expr *E) {
 /// through a variable): creating it on the device is the better fix, and
 /// torch-host-tensor-to-device offers it. Host data (`from_blob`, `tensor`
 /// of a container) stays with this check.
-bool isMadeByFactory(const Expr *E) {
+bool isMadeByFactory(const Expr *E, unsigned Depth = 0) {
   E = ignoreWrappers(E);
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
-    return VD && VD->getInit() && isMadeByFactory(VD->getInit());
+    return VD && VD->getInit() && Depth < MaxInitDepth &&
+           isMadeByFactory(VD->getInit(), Depth + 1);
   }
   const auto *CE = dyn_cast<CallExpr>(E);
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
@@ -62,11 +69,13 @@ bool isMadeByFactory(const Expr *E) {
 } // namespace
 
 void BlockingHostToDeviceCopyCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   auto TensorClass =
       cxxRecordDecl(hasAnyName("::at::Tensor", "::at::TensorBase"));
   auto Loop = stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()));
   Finder->addMatcher(
       cxxMemberCallExpr(
+          utils::isOutsideLibTorch(),
           callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(TensorClass))),
           hasAncestor(Loop.bind("loop")), unless(isInTemplateInstantiation()))
           .bind("copy"),

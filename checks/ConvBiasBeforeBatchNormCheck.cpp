@@ -588,24 +588,29 @@ void ConvBiasBeforeBatchNormCheck::storeOptions(
 }
 
 void ConvBiasBeforeBatchNormCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   auto SequentialClass = cxxRecordDecl(
       hasAnyName("::torch::nn::Sequential", "::torch::nn::SequentialImpl"));
-  Finder->addMatcher(cxxConstructExpr(hasType(SequentialClass),
+  Finder->addMatcher(cxxConstructExpr(utils::isOutsideLibTorch(),
+                                      hasType(SequentialClass),
                                       unless(isInTemplateInstantiation()))
                          .bind("sequential"),
                      this);
   Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(
+      cxxMemberCallExpr(utils::isOutsideLibTorch(),
+                        callee(cxxMethodDecl(
                             hasName("push_back"),
                             ofClass(hasName("::torch::nn::SequentialImpl")))),
                         unless(isInTemplateInstantiation()))
           .bind("push_back"),
       this);
-  Finder->addMatcher(fieldDecl().bind("field"), this);
+  Finder->addMatcher(fieldDecl(utils::isOutsideLibTorch()).bind("field"),
+                     this);
 
   std::vector<StringRef> Loaders(CheckpointLoaders);
   Finder->addMatcher(
-      callExpr(callee(functionDecl(anyOf(hasAnyName("::torch::load",
+      callExpr(utils::isOutsideLibTorch(),
+               callee(functionDecl(anyOf(hasAnyName("::torch::load",
                                                     "::torch::jit::load"),
                                          hasAnyName(Loaders)))
                           .bind("loader")))
@@ -613,6 +618,7 @@ void ConvBiasBeforeBatchNormCheck::registerMatchers(MatchFinder *Finder) {
       this);
   Finder->addMatcher(
       cxxMemberCallExpr(
+          utils::isOutsideLibTorch(),
           callee(cxxMethodDecl(hasName("load"),
                                ofClass(hasName("::torch::nn::Module")))
                      .bind("loader")))

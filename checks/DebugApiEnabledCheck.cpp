@@ -319,16 +319,19 @@ void DebugApiEnabledCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void DebugApiEnabledCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   auto NotInstantiated = unless(isInTemplateInstantiation());
   Finder->addMatcher(
-      callExpr(callee(cxxMethodDecl(
+      callExpr(utils::isOutsideLibTorch(),
+               callee(cxxMethodDecl(
                    hasName("set_enabled"),
                    ofClass(hasName("::torch::autograd::AnomalyMode")))),
                NotInstantiated)
           .bind("anomaly"),
       this);
   Finder->addMatcher(
-      varDecl(hasType(hasUnqualifiedDesugaredType(
+      varDecl(utils::isOutsideLibTorch(),
+              hasType(hasUnqualifiedDesugaredType(
                   recordType(hasDeclaration(cxxRecordDecl(hasAnyName(
                       "::torch::autograd::DetectAnomalyGuard",
                       "::torch::autograd::profiler::RecordProfile")))))),
@@ -337,13 +340,15 @@ void DebugApiEnabledCheck::registerMatchers(MatchFinder *Finder) {
           .bind("guard"),
       this);
   Finder->addMatcher(
-      callExpr(callee(functionDecl(
+      callExpr(utils::isOutsideLibTorch(),
+               callee(functionDecl(
                    hasName("::torch::autograd::profiler::enableProfiler"))),
                NotInstantiated)
           .bind("profiler"),
       this);
   Finder->addMatcher(
       cxxMemberCallExpr(
+          utils::isOutsideLibTorch(),
           callee(cxxMethodDecl(hasName("setDeterministicAlgorithms"),
                                ofClass(hasName("::at::Context")))),
           NotInstantiated)

@@ -585,8 +585,10 @@ void HostSyncInLoopCheck::onStartOfTranslationUnit() {
 void HostSyncInLoopCheck::onEndOfTranslationUnit() { Analysis.reset(); }
 
 void HostSyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   Finder->addMatcher(
-      stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()))
+      stmt(utils::isOutsideLibTorch(),
+           anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()))
           .bind("loop"),
       this);
 }
@@ -651,11 +653,16 @@ accumulateOnDevice(const Expr *ItemCall, const Stmt *Loop, ASTContext &Ctx,
   if (!Total || !Total->hasLocalStorage() || isa<ParmVarDecl>(Total))
     return std::nullopt;
 
+  // item<T>() of LibTorch; a look-alike may take a value (`item<1>()`),
+  // whose argument has no type to read.
+  const TemplateArgumentList *ItemArgs = M->getTemplateSpecializationArgs();
+  if (ItemArgs->size() < 1 ||
+      ItemArgs->get(0).getKind() != TemplateArgument::Type)
+    return std::nullopt;
   // The sum on the device must round like the host's: item's type converts
   // to the total's without a narrower intermediate.
   std::optional<DTypeInfo> TotalType = dtypeFor(Total->getType());
-  std::optional<DTypeInfo> ItemType =
-      dtypeFor(M->getTemplateSpecializationArgs()->get(0).getAsType());
+  std::optional<DTypeInfo> ItemType = dtypeFor(ItemArgs->get(0).getAsType());
   if (!TotalType || !ItemType || (!TotalType->Floating && ItemType->Floating) ||
       (TotalType->Floating == ItemType->Floating &&
        ItemType->Rank > TotalType->Rank))

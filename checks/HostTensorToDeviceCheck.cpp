@@ -83,10 +83,12 @@ bool declaredBefore(const Expr *E, SourceLocation Loc,
 } // namespace
 
 void HostTensorToDeviceCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   auto TensorClass =
       cxxRecordDecl(hasAnyName("::at::Tensor", "::at::TensorBase"));
   Finder->addMatcher(
       cxxMemberCallExpr(
+          utils::isOutsideLibTorch(),
           callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(TensorClass))),
           unless(isInTemplateInstantiation()))
           .bind("move"),

@@ -215,10 +215,12 @@ void ZeroGradCheck::registerPPCallbacks(const SourceManager &SM,
 }
 
 void ZeroGradCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
   auto ZeroGradMethod =
       cxxMethodDecl(hasAnyName("::torch::optim::Optimizer::zero_grad",
                                "::torch::nn::Module::zero_grad"));
-  Finder->addMatcher(cxxMemberCallExpr(callee(ZeroGradMethod.bind("method")),
+  Finder->addMatcher(cxxMemberCallExpr(utils::isOutsideLibTorch(),
+                                       callee(ZeroGradMethod.bind("method")),
                                        unless(isInTemplateInstantiation()))
                          .bind("call"),
                      this);
@@ -234,6 +236,7 @@ void ZeroGradCheck::registerMatchers(MatchFinder *Finder) {
   auto Loop = stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()));
   Finder->addMatcher(
       cxxMemberCallExpr(
+          utils::isOutsideLibTorch(),
           callee(cxxMethodDecl(hasName("zero_"), ofClass(TensorClass))),
           on(ignoringImplicit(GradAccess)), hasAncestor(Loop),
           unless(isInTemplateInstantiation()))

@@ -245,4 +245,111 @@ std::string exportFindings(llvm::StringRef FixesYaml, llvm::StringRef Output,
   return writeFileAtomically(Output, OS.str());
 }
 
+namespace {
+llvm::json::Array pairsToJson(
+    const std::vector<std::pair<std::string, std::string>> &Pairs) {
+  llvm::json::Array A;
+  for (const auto &[First, Second] : Pairs)
+    A.push_back(llvm::json::Array{First, Second});
+  return A;
+}
+
+bool pairsFromJson(const llvm::json::Array *A,
+                   std::vector<std::pair<std::string, std::string>> &Out) {
+  if (!A)
+    return false;
+  for (const llvm::json::Value &V : *A) {
+    const llvm::json::Array *P = V.getAsArray();
+    if (!P || P->size() != 2 || !(*P)[0].getAsString() ||
+        !(*P)[1].getAsString())
+      return false;
+    Out.emplace_back((*P)[0].getAsString()->str(),
+                     (*P)[1].getAsString()->str());
+  }
+  return true;
+}
+
+bool stringsFromJson(const llvm::json::Array *A,
+                     std::vector<std::string> &Out) {
+  if (!A)
+    return false;
+  for (const llvm::json::Value &V : *A) {
+    if (!V.getAsString())
+      return false;
+    Out.push_back(V.getAsString()->str());
+  }
+  return true;
+}
+} // namespace
+
+std::string serializePayloads() {
+  llvm::json::Array All;
+  for (const utils::FindingPayload &P : utils::recordedPayloads()) {
+    llvm::json::Object O{
+        {"check", P.Check},
+        {"file", P.File},
+        {"offset", P.Offset},
+        {"unit", P.Unit},
+        {"unitBegin", P.UnitBegin},
+        {"unitEnd", P.UnitEnd},
+        {"free", pairsToJson(P.FreeVariables)},
+        {"shapes", llvm::json::Array(P.Shapes)},
+        {"dtypes", llvm::json::Array(P.Dtypes)},
+        {"devices", llvm::json::Array(P.Devices)},
+        {"constructions", pairsToJson(P.Constructions)},
+        {"declarations", pairsToJson(P.Declarations)},
+    };
+    if (P.TripCount)
+      O["trips"] = *P.TripCount;
+    All.push_back(std::move(O));
+  }
+  std::string Text;
+  llvm::raw_string_ostream(Text) << llvm::json::Value(std::move(All));
+  return Text;
+}
+
+bool loadPayloads(llvm::StringRef Text) {
+  llvm::Expected<llvm::json::Value> V = llvm::json::parse(Text);
+  if (!V) {
+    llvm::consumeError(V.takeError());
+    return false;
+  }
+  const llvm::json::Array *All = V->getAsArray();
+  if (!All)
+    return false;
+  std::vector<utils::FindingPayload> Loaded;
+  for (const llvm::json::Value &Item : *All) {
+    const llvm::json::Object *O = Item.getAsObject();
+    if (!O)
+      return false;
+    utils::FindingPayload P;
+    auto Str = [&](llvm::StringRef Key, std::string &Out) {
+      std::optional<llvm::StringRef> S = O->getString(Key);
+      if (S)
+        Out = S->str();
+      return S.has_value();
+    };
+    auto Num = [&](llvm::StringRef Key, unsigned &Out) {
+      std::optional<int64_t> N = O->getInteger(Key);
+      if (N)
+        Out = static_cast<unsigned>(*N);
+      return N.has_value();
+    };
+    if (!Str("check", P.Check) || !Str("file", P.File) ||
+        !Str("unit", P.Unit) || !Num("offset", P.Offset) ||
+        !Num("unitBegin", P.UnitBegin) || !Num("unitEnd", P.UnitEnd) ||
+        !pairsFromJson(O->getArray("free"), P.FreeVariables) ||
+        !stringsFromJson(O->getArray("shapes"), P.Shapes) ||
+        !stringsFromJson(O->getArray("dtypes"), P.Dtypes) ||
+        !stringsFromJson(O->getArray("devices"), P.Devices) ||
+        !pairsFromJson(O->getArray("constructions"), P.Constructions) ||
+        !pairsFromJson(O->getArray("declarations"), P.Declarations))
+      return false;
+    P.TripCount = O->getInteger("trips");
+    Loaded.push_back(std::move(P));
+  }
+  utils::addRecordedPayloads(std::move(Loaded));
+  return true;
+}
+
 } // namespace clang::tidy::torch

@@ -54,6 +54,14 @@ private:
 std::string exportFindings(llvm::StringRef FixesYaml, llvm::StringRef Output,
                            const llvm::StringMap<std::string> &Originals = {});
 
+/// The payloads recorded in this process as JSON, for the parent of an
+/// analysis child and for the result cache.
+std::string serializePayloads();
+
+/// Adds the payloads of serializePayloads() \p Text to this process's;
+/// false when the text is malformed.
+bool loadPayloads(llvm::StringRef Text);
+
 } // namespace clang::tidy::torch
 
 #endif // LIBTORCH_TIDY_DRIVER_FINDINGSEXPORT_H

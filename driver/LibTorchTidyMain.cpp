@@ -9,8 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AnalysisCache.h"
 #include "FindingsExport.h"
+#include "InputCheck.h"
 #include "ProjectRun.h"
+#include "SafeFix.h"
 #include "SarifExport.h"
 #include "TorchFlags.h"
 #include "TorchTidyModule.h"
@@ -104,11 +107,38 @@ projectBuildDir(const std::vector<const char *> &Args) {
 } // namespace
 
 int main(int argc, const char **argv) {
+  namespace torch = clang::tidy::torch;
+  // The analysis child of a cached run: plain clang-tidy.
+  if (argc > 1 && llvm::StringRef(argv[1]) == torch::ChildFlag) {
+    // --payloads=FILE: the payloads for --export-findings go there.
+    std::vector<const char *> Child = {argv[0]};
+    int First = 2;
+    llvm::StringRef PayloadFile;
+    if (argc > 2 && llvm::StringRef(argv[2]).starts_with("--payloads=")) {
+      torch::utils::enablePayloads();
+      PayloadFile = llvm::StringRef(argv[2]).drop_front(11);
+      First = 3;
+    }
+    Child.insert(Child.end(), argv + First, argv + argc);
+    int RC = clang::tidy::clangTidyMain(static_cast<int>(Child.size()),
+                                        Child.data());
+    if (!PayloadFile.empty()) {
+      std::string Error = torch::writeFileAtomically(
+          PayloadFile, torch::serializePayloads());
+      if (!Error.empty()) {
+        llvm::errs() << "error: " << Error << "\n";
+        return 2;
+      }
+    }
+    return RC;
+  }
   // Take our options out of the command line (before any "--"), and have
   // clang-tidy export its diagnostics for them.
   std::vector<const char *> Args;
   std::string Findings, Sarif, SarifRoot, Fixes, VerifyHtml, VerifyJson;
   bool Verify = false, FailOnFindings = false;
+  bool UseCache = true, UsePch = true, ExplainCache = false;
+  std::string CacheDir = torch::defaultCacheDir();
   unsigned Jobs = 0;
   bool CompilerArgs = false;
   for (int I = 0; I < argc; ++I) {
@@ -161,6 +191,19 @@ int main(int argc, const char **argv) {
         FailOnFindings = true;
         continue;
       }
+      if (Flag == "no-cache" || Flag == "no-pch" || Flag == "cache-explain") {
+        UseCache &= Flag != "no-cache";
+        UsePch &= Flag != "no-pch";
+        ExplainCache |= Flag == "cache-explain";
+        continue;
+      }
+      if (Value("cache-dir", CacheDir)) {
+        if (CacheDir.empty()) {
+          llvm::errs() << "error: --cache-dir needs a directory\n";
+          return 2;
+        }
+        continue;
+      }
       if (Flag == "verify" || Flag.starts_with("verify-html=") ||
           Flag.starts_with("verify-json=")) {
         Verify = true;
@@ -184,16 +227,29 @@ int main(int argc, const char **argv) {
                  << "' is not a directory\n";
     return 1;
   }
-  // No compile database and no flags after "--": C++17 and LibTorch's
-  // headers, found as CMake and pip users have them, rather than clang-tidy's
-  // bare defaults.
+  // A source file on the command line, even a missing one, makes it a run on
+  // that file and not on the whole project.
+  clang::tidy::torch::CommandLine CL =
+      clang::tidy::torch::parseCommandLine(Args);
   std::optional<std::string> ProjectDir =
-      CompilerArgs ? std::nullopt : projectBuildDir(Args);
+      CompilerArgs || !CL.Sources.empty() ? std::nullopt
+                                          : projectBuildDir(Args);
   if (!ProjectDir && (Jobs || FailOnFindings)) {
     llvm::errs() << "error: -j and --fail-on-findings are for whole-project "
                     "runs: -p BUILD_DIR without source files\n";
     return 2;
   }
+  // Files that cannot be analyzed are named and left out.
+  std::vector<std::string> Refused;
+  if (int RC = clang::tidy::torch::checkInputs(CL, ProjectDir.value_or(""),
+                                               Refused))
+    return RC;
+  clang::tidy::torch::dropSources(Args, Refused);
+  if (!ProjectDir)
+    clang::tidy::torch::beginFixes(Args);
+  // No compile database and no flags after "--": C++17 and LibTorch's
+  // headers, found as CMake and pip users have them, rather than clang-tidy's
+  // bare defaults.
   std::vector<std::string> DefaultFlags;
   if (!ProjectDir && !CompilerArgs && needsDefaultFlags(Args)) {
     std::string From;
@@ -206,9 +262,36 @@ int main(int argc, const char **argv) {
     for (const std::string &F : DefaultFlags)
       Args.push_back(F.c_str());
   }
+  // One file, analyzed and not fixed, goes through the result cache and the
+  // automatic PCH (AnalysisCache.h).
+  bool Cacheable = !ProjectDir && CL.Sources.size() == 1 && !CL.Fix &&
+                   CL.Analyzes && (UseCache || UsePch);
+  for (const char *A : llvm::ArrayRef(Args).drop_front()) {
+    llvm::StringRef Name = llvm::StringRef(A).ltrim('-');
+    if (llvm::StringRef(A) == "--")
+      break;
+    Cacheable &= !Name.contains("check-profile") &&
+                 !(Name.starts_with("export-fixes") && Fixes.empty());
+  }
+  auto Analyze = [&](bool Payloads) {
+    if (!Cacheable)
+      return torch::fixExitCode(clang::tidy::clangTidyMain(
+          static_cast<int>(Args.size()), Args.data()));
+    torch::CacheOptions O;
+    static int Anchor;
+    O.Self = llvm::sys::fs::getMainExecutable(argv[0], &Anchor);
+    O.Args.assign(Args.begin() + 1, Args.end());
+    O.Source = CL.Sources.front();
+    O.FixesFile = Fixes;
+    O.Dir = CacheDir;
+    O.Payloads = Payloads;
+    O.Cache = UseCache;
+    O.Pch = UsePch;
+    O.Explain = ExplainCache;
+    return torch::runCachedAnalysis(O);
+  };
   if (!ProjectDir && Findings.empty() && Sarif.empty() && !Verify)
-    return clang::tidy::clangTidyMain(static_cast<int>(Args.size()),
-                                      Args.data());
+    return torch::inputExitCode(Analyze(false));
   std::string Verifier;
   llvm::SmallString<128> TempFindings;
   if (Verify) {
@@ -251,6 +334,14 @@ int main(int argc, const char **argv) {
       P.Fix |= A.ltrim('-').starts_with("fix");
       P.Args.push_back(A.str());
     }
+    // Each file's child uses the same cache.
+    if (!UseCache)
+      P.Args.insert(P.Args.begin(), "--no-cache");
+    if (!UsePch)
+      P.Args.insert(P.Args.begin(), "--no-pch");
+    if (ExplainCache)
+      P.Args.insert(P.Args.begin(), "--cache-explain");
+    P.Args.insert(P.Args.begin(), "--cache-dir=" + CacheDir);
     RC = clang::tidy::torch::runProject(P);
     if (RC == 2 || !Verify) {
       if (!TempFindings.empty())
@@ -292,7 +383,7 @@ int main(int argc, const char **argv) {
         if (auto Buffer = llvm::MemoryBuffer::getFile(A))
           Originals[Abs] = (*Buffer)->getBuffer().str();
       }
-    RC = clang::tidy::clangTidyMain(static_cast<int>(Args.size()), Args.data());
+    RC = torch::inputExitCode(Analyze(!Findings.empty()));
     std::string Error, SarifError;
     if (!Findings.empty())
       Error = clang::tidy::torch::exportFindings(Fixes, Findings, Originals);

@@ -21,6 +21,10 @@ else:
     config.test_exec_root = os.path.join(config.torch_tidy_obj_root, "test")
     config.environment["PATH"] = os.pathsep.join(
         [config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+    # The driver's result cache and automatic PCH live in the build tree, not
+    # in the home directory; results of an older driver binary never match.
+    config.environment["LIBTORCH_TIDY_CACHE_DIR"] = os.path.join(
+        config.test_exec_root, "libtorch-tidy-cache")
 
     src = config.torch_tidy_src_root
     mock = os.path.join(src, "test", "checkers", "Inputs", "libtorch")
@@ -67,12 +71,13 @@ else:
         config.substitutions.append(("%torch_link", config.torch_link))
         config.substitutions.append(
             ("%bench", shlex.quote(os.path.join(config.torch_tidy_obj_root, "bench"))))
-        config.substitutions.append(
-            ("%verify", shlex.quote(os.path.join(config.torch_tidy_obj_root,
-                                                 "runtime-verify", "libtorch-tidy-verify"))))
         # The verifier's precompiled harness header, shared by its tests.
+        # Before %verify, which is its prefix.
         config.substitutions.append(
             ("%verify_cache", shlex.quote(os.path.join(config.torch_tidy_obj_root,
                                                        "test", "verify-cache"))))
+        config.substitutions.append(
+            ("%verify", shlex.quote(os.path.join(config.torch_tidy_obj_root,
+                                                 "runtime-verify", "libtorch-tidy-verify"))))
     if config.clang_tidy_other and os.path.exists(config.clang_tidy_other):
         config.available_features.add("clang-tidy-other")

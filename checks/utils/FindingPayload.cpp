@@ -8,6 +8,7 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace clang::ast_matchers;
 
@@ -49,7 +50,14 @@ std::optional<int64_t> tripCount(const Stmt *S, ASTContext &Ctx) {
       !VD->getInit()->EvaluateAsInt(Lo, Ctx) ||
       !Cond->getRHS()->EvaluateAsInt(Hi, Ctx))
     return std::nullopt;
-  int64_t N = Hi.Val.getInt().getExtValue() - Lo.Val.getInt().getExtValue();
+  // Bounds beyond int64_t (`__int128`, large unsigned), or a difference
+  // that overflows it (`for (long i = LONG_MIN; i < LONG_MAX; ++i)`): no
+  // trip count rather than a wrong one, or undefined behaviour.
+  std::optional<int64_t> L = Lo.Val.getInt().tryExtValue();
+  std::optional<int64_t> H = Hi.Val.getInt().tryExtValue();
+  int64_t N = 0;
+  if (!L || !H || llvm::SubOverflow(*H, *L, N))
+    return std::nullopt;
   return N > 0 ? N : 0;
 }
 
@@ -113,6 +121,11 @@ bool addConstruction(const VarDecl *VD, FindingPayload &P, ASTContext &Ctx,
 void enablePayloads() { Enabled = true; }
 bool payloadsEnabled() { return Enabled; }
 const std::vector<FindingPayload> &recordedPayloads() { return payloads(); }
+
+void addRecordedPayloads(std::vector<FindingPayload> More) {
+  for (FindingPayload &P : More)
+    payloads().push_back(std::move(P));
+}
 
 void recordPayload(llvm::StringRef Check, SourceLocation DiagLoc,
                    const Stmt *Unit, bool IsLoop, ASTContext &Ctx) {

@@ -65,6 +65,10 @@ void recordStatementPayload(llvm::StringRef Check, SourceLocation DiagLoc,
 /// The payloads recorded so far.
 const std::vector<FindingPayload> &recordedPayloads();
 
+/// Adds payloads recorded elsewhere: by the analysis child of a cached run,
+/// or stored with a cached result.
+void addRecordedPayloads(std::vector<FindingPayload> More);
+
 } // namespace clang::tidy::torch::utils
 
 #endif // LIBTORCH_TIDY_CHECKS_UTILS_FINDINGPAYLOAD_H

@@ -11,6 +11,7 @@
 #include "clang/Lex/MacroInfo.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Path.h"
 
 namespace clang::tidy::torch::utils {
@@ -88,7 +89,20 @@ bool isInLibTorchHeader(SourceLocation Loc, const SourceManager &SM) {
     return true;
   if (SM.isWrittenInMainFile(FileLoc))
     return false;
+  // Asked for nearly every node of the headers: remember the answer per file
+  // name (not per FileID, which means another file in the next translation
+  // unit), per thread since clangd builds ASTs on several threads.
+  thread_local llvm::StringMap<bool> Cache;
   llvm::StringRef Name = SM.getFilename(FileLoc);
+  auto It = Cache.find(Name);
+  if (It != Cache.end())
+    return It->second;
+  if (Cache.size() > 100000)
+    Cache.clear();
+  return Cache[Name] = isLibTorchPath(Name);
+}
+
+bool isLibTorchPath(llvm::StringRef Name) {
   // Walk the directory components: LibTorch installs its headers under
   // include/{ATen,c10,caffe2,torch/csrc}.
   llvm::SmallVector<llvm::StringRef, 16> Parts;
@@ -144,7 +158,10 @@ const Stmt *enclosingFunctionBody(const VarDecl *VD) {
   return FD ? FD->getBody() : nullptr;
 }
 
-std::optional<bool> provableBool(const Expr *E, ASTContext &Ctx) {
+/// provableBool() through at most \p Depth initializers: `bool On = On;`
+/// compiles, and its initializer is the variable itself.
+static std::optional<bool> provableBool(const Expr *E, ASTContext &Ctx,
+                                        unsigned Depth) {
   E = E->IgnoreParenImpCasts();
   if (E->isValueDependent() || E->isTypeDependent())
     return std::nullopt;
@@ -155,12 +172,16 @@ std::optional<bool> provableBool(const Expr *E, ASTContext &Ctx) {
   const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
   if (!VD || isa<ParmVarDecl>(VD) || !VD->isLocalVarDecl() ||
       VD->isStaticLocal() || !VD->getInit() ||
-      VD->getType().isVolatileQualified())
+      VD->getType().isVolatileQualified() || Depth == 0)
     return std::nullopt;
   const Stmt *Body = enclosingFunctionBody(VD);
   if (!Body || ExprMutationAnalyzer(*Body, Ctx).isMutated(VD))
     return std::nullopt;
-  return provableBool(VD->getInit(), Ctx);
+  return provableBool(VD->getInit(), Ctx, Depth - 1);
+}
+
+std::optional<bool> provableBool(const Expr *E, ASTContext &Ctx) {
+  return provableBool(E, Ctx, /*Depth=*/8);
 }
 
 std::string sourceText(SourceRange R, const SourceManager &SM,

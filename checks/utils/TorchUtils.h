@@ -8,6 +8,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_UTILS_TORCHUTILS_H
 #define LIBTORCH_TIDY_CHECKS_UTILS_TORCHUTILS_H
 
+#include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/SourceLocation.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringRef.h"
@@ -49,6 +50,20 @@ std::optional<TorchVersion> readTorchVersion(const Preprocessor &PP);
 /// itself: a system header, or a file under a torch/csrc, ATen or c10
 /// directory. Checks never report there.
 bool isInLibTorchHeader(SourceLocation Loc, const SourceManager &SM);
+
+/// True when the file \p Name lies under a torch/csrc, ATen, c10 or caffe2
+/// directory.
+bool isLibTorchPath(llvm::StringRef Name);
+
+/// Matches nodes outside LibTorch's own headers. Every check puts it first in
+/// its top-level matchers: torch.h brings tens of thousands of calls, loops
+/// and fields, and rejecting them on their location is what keeps the
+/// checks' share of a run small.
+AST_POLYMORPHIC_MATCHER(isOutsideLibTorch,
+                        AST_POLYMORPHIC_SUPPORTED_TYPES(Decl, Stmt)) {
+  return !isInLibTorchHeader(Node.getBeginLoc(),
+                             Finder->getASTContext().getSourceManager());
+}
 
 /// `do { ... } while (false)`, the statement-like macro idiom: its body runs
 /// once, so it is no loop.

@@ -1,0 +1,409 @@
+//===--- InputCheck.cpp - libtorch-tidy -----------------------------------===//
+
+#include "InputCheck.h"
+#include "clang-tidy/ClangTidy.h"
+#include "clang-tidy/ClangTidyOptions.h"
+#include "clang-tidy/GlobList.h"
+#include "clang/Driver/Types.h"
+#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/VirtualFileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+#include <memory>
+
+namespace clang::tidy::torch {
+
+namespace {
+
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
+
+// In --help, after the option list.
+llvm::cl::extrahelp ExitCodesHelp(R"(
+Exit codes of libtorch-tidy (docs/exit-codes.md); the highest that applies:
+  0  the analysis ran (findings are warnings unless -warnings-as-errors)
+  1  compiler errors, findings promoted by -warnings-as-errors, a bad
+     clang-tidy option, an export that cannot be written; with
+     --fail-on-findings, findings in a whole-project run
+  2  input refused, each named in one line: a missing, non-C/C++ or binary
+     file (left out; the others are analyzed), a broken or missing
+     compilation database, an unknown torch-* check (nothing is analyzed);
+     usage and tool errors of a whole-project run
+  3  --fix left a file alone: read-only, or changed during the analysis
+)");
+
+/// Whether checkInputs refused a file and let the others be analyzed.
+bool AnyRefused = false;
+
+bool takesValue(llvm::StringRef Name) {
+  // CommonOptionsParser registers these only while it parses.
+  if (Name == "p" || Name == "extra-arg" || Name == "extra-arg-before")
+    return true;
+  llvm::StringMap<llvm::cl::Option *> &Options =
+      llvm::cl::getRegisteredOptions();
+  auto It = Options.find(Name);
+  return It != Options.end() &&
+         It->second->getValueExpectedFlag() == llvm::cl::ValueRequired;
+}
+
+bool isTrue(llvm::StringRef Value) {
+  return Value.empty() || Value.equals_insensitive("true") || Value == "1";
+}
+
+/// The compile_commands.json clang-tidy reads for a file of \p Dir: in
+/// \p Dir or the nearest parent that has one. "" when a compile_flags.txt
+/// comes first (it cannot be broken), std::nullopt when there is neither.
+std::optional<std::string> findDatabase(llvm::StringRef Dir) {
+  llvm::SmallString<256> Abs(Dir);
+  fs::make_absolute(Abs);
+  for (llvm::StringRef D = Abs; !D.empty(); D = path::parent_path(D)) {
+    llvm::SmallString<256> Json(D), Flags(D);
+    path::append(Json, "compile_commands.json");
+    path::append(Flags, "compile_flags.txt");
+    if (fs::exists(Json))
+      return Json.str().str();
+    if (fs::exists(Flags))
+      return "";
+    if (D == path::parent_path(D))
+      break;
+  }
+  return std::nullopt;
+}
+
+void error(const llvm::Twine &Message) {
+  llvm::errs() << "libtorch-tidy: error: " << Message << "\n";
+}
+
+/// Loads the compilation database at \p Path, or says in one line why not.
+std::unique_ptr<tooling::JSONCompilationDatabase>
+loadDatabase(llvm::StringRef Path) {
+  // Clang's loader parses it as YAML and prints the parser's errors, with
+  // the offending line, itself: JSON's error comes in one line.
+  auto Text = llvm::MemoryBuffer::getFile(Path);
+  if (!Text) {
+    error(Path + ": " + Text.getError().message());
+    return nullptr;
+  }
+  if (auto Json = llvm::json::parse((*Text)->getBuffer()); !Json) {
+    error(Path + ": not valid JSON: " + llvm::toString(Json.takeError()));
+    return nullptr;
+  }
+  std::string Error;
+  auto DB = tooling::JSONCompilationDatabase::loadFromBuffer(
+      (*Text)->getBuffer(), Error, tooling::JSONCommandLineSyntax::AutoDetect);
+  if (!DB) {
+    error(Path + ": " + llvm::StringRef(Error).split('\n').first);
+    return nullptr;
+  }
+  // clang-tidy would skip every file with "Compile command not found".
+  if (DB->getAllFiles().empty()) {
+    error(Path + ": lists no files");
+    return nullptr;
+  }
+  return DB;
+}
+
+/// Whether clang treats \p File as C, C++ (or a variant) by its extension.
+bool hasSourceExtension(llvm::StringRef File) {
+  llvm::StringRef Ext = path::extension(File);
+  if (Ext.empty())
+    return false;
+  namespace types = driver::types;
+  types::ID Type = types::lookupTypeForExtension(Ext.drop_front());
+  return Type != types::TY_INVALID &&
+         (types::isCXX(Type) || types::isCuda(Type) || types::isHIP(Type) ||
+          types::isObjC(Type) || Type == types::TY_C ||
+          Type == types::TY_CHeader || Type == types::TY_PP_C ||
+          Type == types::TY_PP_CHeader);
+}
+
+/// NUL bytes, or a tenth of the first 64 KiB in control characters: what a
+/// compiler would print back as pages of garbage.
+bool looksBinary(llvm::StringRef Text) {
+  if (Text.contains('\0'))
+    return true;
+  llvm::StringRef Head = Text.take_front(64 * 1024);
+  size_t Control = llvm::count_if(Head, [](char C) {
+    unsigned char U = C;
+    return (U < 0x20 && !llvm::StringRef("\t\n\v\f\r").contains(C)) ||
+           U == 0x7f;
+  });
+  return Control * 10 > Head.size();
+}
+
+bool checkSource(llvm::StringRef File, const CommandLine &CL,
+                 const tooling::CompilationDatabase *DB) {
+  auto Refuse = [&](const llvm::Twine &Why) {
+    error("cannot analyze '" + File + "': " + Why);
+    return false;
+  };
+  fs::file_status Status;
+  if (std::error_code EC = fs::status(File, Status))
+    return Refuse(EC.message());
+  if (fs::is_directory(Status))
+    return Refuse("it is a directory");
+  if (!fs::is_regular_file(Status))
+    return Refuse("not a regular file");
+  // "-x c++" (or a build that compiles it) makes any name a source file.
+  bool Language = llvm::any_of(CL.CompilerArgs, [](llvm::StringRef A) {
+    return A.starts_with("-x") || A.starts_with("--language");
+  });
+  llvm::SmallString<256> Abs(File);
+  fs::make_absolute(Abs);
+  if (!Language && !hasSourceExtension(File) &&
+      !(DB && !DB->getCompileCommands(Abs).empty())) {
+    llvm::StringRef Ext = path::extension(File);
+    return Refuse("not a C or C++ file (" +
+                  (Ext.empty() ? llvm::Twine("no extension")
+                               : "extension '" + Ext + "'") +
+                  "); to analyze it as C++, add -x c++ after --");
+  }
+  auto Text = llvm::MemoryBuffer::getFile(File, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!Text)
+    return Refuse(Text.getError().message());
+  if (looksBinary((*Text)->getBuffer()))
+    return Refuse("a binary file, not source code");
+  return true;
+}
+
+/// The closest of \p Names to \p Name, as clang-tidy's --verify-config
+/// suggests, or "".
+llvm::StringRef closest(llvm::StringRef Name, const llvm::StringSet<> &Names) {
+  unsigned Best = 5;
+  llvm::StringRef Closest;
+  for (llvm::StringRef N : Names.keys()) {
+    unsigned D = Name.edit_distance_insensitive(N, true, Best);
+    if (D < Best) {
+      Best = D;
+      Closest = N;
+    }
+  }
+  return Closest;
+}
+
+llvm::ErrorOr<ClangTidyOptions> parseQuietly(llvm::MemoryBufferRef Config) {
+  auto Parsed =
+      parseConfigurationWithDiags(Config, [](const llvm::SMDiagnostic &) {});
+  return Parsed ? Parsed : llvm::ErrorOr<ClangTidyOptions>(ClangTidyOptions());
+}
+
+/// The .clang-tidy files as clang-tidy reads them, but silent about parse
+/// errors: clang-tidy reports those itself.
+class QuietFileOptionsProvider : public FileOptionsProvider {
+public:
+  explicit QuietFileOptionsProvider(ClangTidyOptions Override)
+      : FileOptionsProvider(ClangTidyGlobalOptions(), ClangTidyOptions(),
+                            std::move(Override),
+                            ConfigFileHandlers{{".clang-tidy", parseQuietly}}) {
+    // That constructor leaves the file system unset.
+    FS = llvm::vfs::getRealFileSystem();
+  }
+};
+
+/// Names every check name or glob of -checks, -config, -config-file and the
+/// .clang-tidy files of \p File that matches no check. An unknown torch-*
+/// check is an error: this tool ships those, so the name is a typo. Others
+/// are warnings: a shared .clang-tidy may name checks of a newer clang-tidy.
+/// Parse errors are left to clang-tidy, which reports them. \p Warnings:
+/// whether to print the warnings too.
+bool checkCheckNames(const CommandLine &CL, llvm::StringRef File,
+                     bool Warnings) {
+  ClangTidyOptions Override;
+  if (CL.Checks)
+    Override.Checks = *CL.Checks;
+  std::unique_ptr<ClangTidyOptionsProvider> Provider;
+  std::string ConfigText, ConfigSource;
+  if (CL.ConfigFile) {
+    auto Text = llvm::MemoryBuffer::getFile(*CL.ConfigFile);
+    if (!Text)
+      return true;
+    ConfigText = (*Text)->getBuffer().str();
+    ConfigSource = *CL.ConfigFile;
+  } else if (CL.Config) {
+    ConfigText = *CL.Config;
+    ConfigSource = "command-line option '-config'";
+  }
+  if (!ConfigSource.empty()) {
+    auto Parsed = parseConfigurationWithDiags(
+        llvm::MemoryBufferRef(ConfigText, ConfigSource),
+        [](const llvm::SMDiagnostic &) {});
+    if (!Parsed)
+      return true;
+    Provider = std::make_unique<ConfigOptionsProvider>(
+        ClangTidyGlobalOptions(), ClangTidyOptions(), std::move(*Parsed),
+        std::move(Override), llvm::vfs::getRealFileSystem());
+  } else {
+    Provider = std::make_unique<QuietFileOptionsProvider>(std::move(Override));
+  }
+
+  llvm::SmallString<256> Abs(File.empty() ? "dummy" : File);
+  fs::make_absolute(Abs);
+  std::optional<llvm::StringSet<>> Known;
+  bool OK = true;
+  for (const auto &[Options, Source] : Provider->getRawOptions(Abs)) {
+    if (!Options.Checks ||
+        Source == ClangTidyOptionsProvider::OptionsSourceTypeDefaultBinary)
+      continue;
+    if (!Known)
+      Known = getAllChecksAndOptions().Names;
+    llvm::StringRef From = Source;
+    if (CL.ConfigFile &&
+        Source ==
+            ClangTidyOptionsProvider::OptionsSourceTypeConfigCommandLineOption)
+      From = *CL.ConfigFile;
+    GlobList Globs(*Options.Checks);
+    for (const auto &Item : Globs.getItems()) {
+      if (Item.Text.empty() || Item.Text.starts_with("clang-diagnostic-") ||
+          llvm::any_of(Known->keys(), [&](llvm::StringRef Name) {
+            return Item.Regex.match(Name);
+          }))
+        continue;
+      bool Ours = Item.IsPositive && Item.Text.starts_with("torch-");
+      OK &= !Ours;
+      if (!Ours && !Warnings)
+        continue;
+      llvm::errs() << "libtorch-tidy: " << (Ours ? "error" : "warning") << ": "
+                   << From << ": ";
+      if (Item.Text.contains('*')) {
+        llvm::errs() << "check glob '" << Item.Text
+                     << "' matches no known check\n";
+        continue;
+      }
+      llvm::errs() << "unknown check '" << Item.Text << "'";
+      if (llvm::StringRef Near = closest(Item.Text, *Known); !Near.empty())
+        llvm::errs() << "; did you mean '" << Near << "'?";
+      llvm::errs() << "\n";
+    }
+  }
+  return OK;
+}
+
+} // namespace
+
+CommandLine parseCommandLine(llvm::ArrayRef<const char *> Args) {
+  CommandLine CL;
+  for (size_t I = 1; I < Args.size(); ++I) {
+    llvm::StringRef A(Args[I]);
+    if (CL.DashDash) {
+      CL.CompilerArgs.push_back(A.str());
+      continue;
+    }
+    if (A == "--") {
+      CL.DashDash = true;
+      continue;
+    }
+    if (!A.starts_with("-")) {
+      // @FILE: a response file, expanded by clang-tidy.
+      if (!A.starts_with("@"))
+        CL.Sources.push_back(A.str());
+      continue;
+    }
+    auto [Name, Value] = A.ltrim('-').split('=');
+    std::string V = Value.str();
+    if (!A.contains('=') && takesValue(Name) && I + 1 < Args.size())
+      V = Args[++I];
+    if (Name == "p")
+      CL.BuildPath = V;
+    else if (Name == "checks")
+      CL.Checks = V;
+    else if (Name == "config")
+      CL.Config = V;
+    else if (Name == "config-file")
+      CL.ConfigFile = V;
+    else if (Name == "extra-arg" || Name == "extra-arg-before")
+      CL.CompilerArgs.push_back(V);
+    else if (Name == "fix" || Name == "fix-errors" || Name == "fix-notes")
+      CL.Fix |= isTrue(V);
+    else if (llvm::is_contained({"list-checks", "dump-config", "verify-config",
+                                 "explain-config", "help", "help-hidden",
+                                 "help-list", "version"},
+                                Name))
+      CL.Analyzes = false;
+  }
+  return CL;
+}
+
+int checkInputs(const CommandLine &CL, llvm::StringRef ProjectDir,
+                std::vector<std::string> &Refused) {
+  if (!CL.Analyzes)
+    return 0;
+  std::string ChecksFile;
+  if (!ProjectDir.empty()) {
+    // runProject itself reports a missing database.
+    llvm::SmallString<256> Json(ProjectDir);
+    path::append(Json, "compile_commands.json");
+    if (fs::exists(Json)) {
+      auto DB = loadDatabase(Json);
+      if (!DB)
+        return BadInputExitCode;
+      ChecksFile = DB->getAllFiles().front();
+    }
+  } else {
+    // Without "--", clang-tidy takes the flags of all files from the
+    // database of -p, or else the one above the first file; it runs without
+    // flags when that is missing or broken, which only shows as errors far
+    // from the cause.
+    std::optional<std::string> Json;
+    if (!CL.DashDash && CL.BuildPath) {
+      Json = findDatabase(*CL.BuildPath);
+      if (!Json) {
+        error("-p " + *CL.BuildPath +
+              ": no compile_commands.json there or in a parent directory");
+        return BadInputExitCode;
+      }
+    } else if (!CL.DashDash && !CL.Sources.empty() &&
+               fs::is_regular_file(CL.Sources.front())) {
+      Json = findDatabase(path::parent_path(CL.Sources.front()));
+    }
+    std::unique_ptr<tooling::JSONCompilationDatabase> DB;
+    if (Json && !Json->empty() && !(DB = loadDatabase(*Json)))
+      return BadInputExitCode;
+    for (const std::string &File : CL.Sources) {
+      if (!checkSource(File, CL, DB.get()))
+        Refused.push_back(File);
+      else if (ChecksFile.empty())
+        ChecksFile = File;
+    }
+    if (!CL.Sources.empty() && Refused.size() == CL.Sources.size())
+      return BadInputExitCode;
+  }
+  // A whole-project run leaves the warnings to each file's analysis, which
+  // prints them with its findings.
+  if (!checkCheckNames(CL, ChecksFile, ProjectDir.empty()))
+    return BadInputExitCode;
+  AnyRefused = !Refused.empty();
+  return 0;
+}
+
+void dropSources(std::vector<const char *> &Args,
+                 llvm::ArrayRef<std::string> Files) {
+  for (size_t I = 1; I < Args.size();) {
+    llvm::StringRef A(Args[I]);
+    if (A == "--")
+      break;
+    if (A.starts_with("-")) {
+      I += 1 + (!A.contains('=') && takesValue(A.ltrim('-')));
+      continue;
+    }
+    if (llvm::is_contained(Files, A))
+      Args.erase(Args.begin() + I);
+    else
+      ++I;
+  }
+}
+
+int inputExitCode(int RC) {
+  return AnyRefused ? std::max(RC, BadInputExitCode) : RC;
+}
+
+} // namespace clang::tidy::torch

@@ -1,0 +1,63 @@
+//===--- InputCheck.h - libtorch-tidy ---------------------------*- C++ -*-===//
+//
+// The driver's look at the command line before clang-tidy runs: which
+// arguments are source files, and whether they and the compilation database
+// can be analyzed at all. Bad input gets one line and exit code 2 instead of
+// clang-tidy's pages of errors (a binary file) or a silent run without flags
+// (a broken compile_commands.json); unknown check names are named.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_DRIVER_INPUTCHECK_H
+#define LIBTORCH_TIDY_DRIVER_INPUTCHECK_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clang::tidy::torch {
+
+/// The exit code for input the driver refuses to analyze.
+constexpr int BadInputExitCode = 2;
+
+/// What the driver needs to know of clang-tidy's command line.
+struct CommandLine {
+  std::vector<std::string> Sources; ///< positional arguments before "--"
+  bool DashDash = false;            ///< "--" and compiler arguments follow
+  /// The arguments after "--", and those of -extra-arg(-before).
+  std::vector<std::string> CompilerArgs;
+  std::optional<std::string> BuildPath; ///< -p
+  std::optional<std::string> Checks, Config, ConfigFile;
+  bool Fix = false; ///< -fix, -fix-errors or -fix-notes
+  /// False for --list-checks, --dump-config, --help and the like.
+  bool Analyzes = true;
+};
+
+/// Reads \p Args (argv, without the driver's own options) the way
+/// clang-tidy's option parser does: an option that takes a value consumes
+/// the next argument when it has no "=VALUE".
+CommandLine parseCommandLine(llvm::ArrayRef<const char *> Args);
+
+/// Checks what clang-tidy would analyze: the compilation database it would
+/// use loads, every check name is known, each source file exists, is a C or
+/// C++ file and text. Prints one line per problem. Returns BadInputExitCode
+/// when nothing should be analyzed, else 0 with the source files to leave
+/// out in \p Refused. \p ProjectDir: the build directory of a
+/// whole-project run, whose first file stands for all when looking up
+/// .clang-tidy files; empty otherwise.
+int checkInputs(const CommandLine &CL, llvm::StringRef ProjectDir,
+                std::vector<std::string> &Refused);
+
+/// Removes the source files \p Files from \p Args.
+void dropSources(std::vector<const char *> &Args,
+                 llvm::ArrayRef<std::string> Files);
+
+/// \p RC, or BadInputExitCode when checkInputs refused a file and that is
+/// higher.
+int inputExitCode(int RC);
+
+} // namespace clang::tidy::torch
+
+#endif // LIBTORCH_TIDY_DRIVER_INPUTCHECK_H

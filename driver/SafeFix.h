@@ -1,0 +1,48 @@
+//===--- SafeFix.h - libtorch-tidy ------------------------------*- C++ -*-===//
+//
+// --fix that never hurts the code. clang-tidy computes the fixed text as it
+// always does (conflicts, cleanup, -format-style, -fix-errors, -fix-notes),
+// but its one write, clang::Rewriter::overwriteChangedFiles, is wrapped at
+// link time (driver/CMakeLists.txt) and lands in writeFixedFile: a file that
+// is read-only or that changed on disk since the analysis started is
+// reported in one line and left alone; any other is replaced atomically,
+// keeping its mode.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_DRIVER_SAFEFIX_H
+#define LIBTORCH_TIDY_DRIVER_SAFEFIX_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include <string>
+
+namespace clang::tidy::torch {
+
+/// The exit code of a --fix run that left a file alone.
+constexpr int FixNotAppliedExitCode = 3;
+
+/// Notes when the analysis starts and, when \p Args asks for fixes, the text
+/// of its source files, to tell later whether a file changed meanwhile.
+void beginFixes(llvm::ArrayRef<const char *> Args);
+
+/// \p RC, clang-tidy's exit code, or FixNotAppliedExitCode when a file was
+/// left alone.
+int fixExitCode(int RC);
+
+/// Writes \p Text, the fixed \p Base, to \p Path unless the file is
+/// read-only, is not \p Base any more, or changed since beginFixes. Returns
+/// "" or why not.
+std::string writeFixedFile(llvm::StringRef Path, llvm::StringRef Base,
+                           llvm::StringRef Text);
+
+/// Replaces the file \p Path (a symbolic link: its target) by \p Text in
+/// one rename, so that readers, a crash or a kill see the old or the new
+/// file and never a part: the text goes to a temporary file in the same
+/// directory, which gets the mode (and, when allowed, the owner) of \p Path
+/// and is synced to disk first. Returns "" or an error text.
+std::string replaceFileAtomically(llvm::StringRef Path, llvm::StringRef Text);
+
+} // namespace clang::tidy::torch
+
+#endif // LIBTORCH_TIDY_DRIVER_SAFEFIX_H
