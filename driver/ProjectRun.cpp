@@ -92,7 +92,7 @@ int runProject(const ProjectOptions &O) {
   llvm::Regex Finding(
       ": (warning|error|remark): .* \\[(torch-[a-z0-9-]+)(,.*)?\\]$");
   std::map<std::string, unsigned> ByCheck;
-  unsigned Total = 0, Done = 0, ToolErrors = 0;
+  unsigned Total = 0, Done = 0, ToolErrors = 0, LeftAlone = 0;
   std::vector<std::string> CompileErrors;
   std::vector<Child> Running;
   std::vector<std::string> ChildFindings(Files.size()),
@@ -173,7 +173,11 @@ int runProject(const ProjectOptions &O) {
     }
     if (CompileError)
       CompileErrors.push_back(Files[C.File]);
-    if (RC < 0 || RC > 1) {
+    // 3: --fix left a read-only or changed file alone (the child said
+    // which); the run goes on and ends with 3.
+    if (RC == 3)
+      ++LeftAlone;
+    else if (RC < 0 || RC > 1) {
       llvm::errs() << "error: the analysis of " << Files[C.File]
                    << " failed (exit code " << RC << ")\n";
       ++ToolErrors;
@@ -282,6 +286,8 @@ int runProject(const ProjectOptions &O) {
   }
   if (ToolErrors)
     return 2;
+  if (LeftAlone)
+    return 3;
   return Total && O.FailOnFindings ? 1 : 0;
 }
 
