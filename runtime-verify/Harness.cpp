@@ -478,10 +478,19 @@ std::string precompiledHeader(const Toolchain &T,
   std::error_code EC;
   fs::create_directories(Dir, EC);
   // The header is copied next to its PCH: clang refuses a PCH whose header
-  // changed since, and the source tree may be touched.
-  for (const char *Name : {"HarnessSupport.h", "Stats.h"})
-    fs::copy_file(fs::path(T.SupportDir) / Name, Dir / Name,
+  // changed since, and the source tree may be touched. Once there, a copy is
+  // never replaced (its content is in the directory's name): a parallel run
+  // rewriting it would make clang refuse the PCH another run just built.
+  for (const char *Name : {"HarnessSupport.h", "Stats.h"}) {
+    if (pathExists(Dir / Name))
+      continue;
+    fs::path Copy = Dir / (std::string(Name) + ".tmp" +
+                           std::to_string(::getpid()));
+    fs::copy_file(fs::path(T.SupportDir) / Name, Copy,
                   fs::copy_options::overwrite_existing, EC);
+    fs::create_hard_link(Copy, Dir / Name, EC); // fails if there already
+    fs::remove(Copy, EC);
+  }
   std::string Temp = Pch.string() + ".tmp" + std::to_string(::getpid());
   std::vector<std::string> Cmd = {T.Cxx};
   for (const std::string &F : Flags)
