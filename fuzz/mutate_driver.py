@@ -245,6 +245,11 @@ def main():
             proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   timeout=args.time_limit, start_new_session=True)
             out = proc.stdout.decode("utf-8", "replace")
+            if proc.returncode not in exit_codes:
+                # One example per exit code, to tell what the runs did.
+                with open(os.path.join(args.out, "exit-%d.txt" % proc.returncode),
+                          "w", encoding="utf-8") as f:
+                    f.write(" ".join(shlex.quote(c) for c in cmd) + "\n" + out[-4000:])
             exit_codes[proc.returncode] = exit_codes.get(proc.returncode, 0) + 1
             findings += len(re.findall(r"\[torch-[a-z-]+\]", out))
             if proc.returncode < 0 or any(m in out for m in CRASH_MARKERS):

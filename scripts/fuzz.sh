@@ -29,6 +29,13 @@ driver_runs=${DRIVER_RUNS:-1500}
 driver_time=${DRIVER_TIME:-1200}
 seed=${FUZZ_SEED:-0}
 
+# libFuzzer comes with clang-19 (libclang-common-19-dev depends on
+# libclang-rt-19-dev); CI does not fuzz, so setup-debian.sh needs no more.
+if [ ! -f "$(clang++-19 -print-resource-dir)/lib/linux/libclang_rt.fuzzer-x86_64.a" ]; then
+  echo "fuzz.sh: libFuzzer not found: apt-get install libclang-rt-19-dev" >&2
+  exit 2
+fi
+
 # Build: the fuzz target (instrumented) and the real driver (as shipped).
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -43,21 +50,19 @@ driver=$build/driver/libtorch-tidy
 # invalidate the PCHs), one PCH per mock version, and the seed corpus: the
 # test inputs with their CHECK lines blanked (their RUN lines pick the mock
 # version), plus fuzz/seeds.
+# The corpus ($work/corpus) is kept from run to run; the rest is made anew.
 inputs=$root/test/checkers/Inputs
 mock=$work/mock
-if [ ! -d "$mock" ]; then
-  mkdir -p "$work"
-  cp -r "$inputs/libtorch" "$mock"
-fi
+mkdir -p "$work"
+rm -rf "$mock" "$work/pch" "$work/seeds" "$work/scratch"
+cp -r "$inputs/libtorch" "$mock"
 mkdir -p "$work/pch" "$work/seeds" "$work/corpus" "$work/artifacts" "$work/scratch"
 for v in v1.13 v2.1 unversioned; do
-  if [ ! -f "$work/pch/$v.pch" ]; then
-    clang++-19 -x c++-header -std=c++17 \
-      -isystem "$mock/$v/include/torch/csrc/api/include" \
-      -isystem "$mock/common/include" \
-      -isystem "$mock/common/include/torch/csrc/api/include" \
-      -fpch-instantiate-templates "$root/fuzz/prefix.h" -o "$work/pch/$v.pch"
-  fi
+  clang++-19 -x c++-header -std=c++17 \
+    -isystem "$mock/$v/include/torch/csrc/api/include" \
+    -isystem "$mock/common/include" \
+    -isystem "$mock/common/include/torch/csrc/api/include" \
+    -fpch-instantiate-templates "$root/fuzz/prefix.h" -o "$work/pch/$v.pch"
 done
 for f in "$root"/test/checkers/*.cpp "$root"/test/integration/*.cpp \
          "$root"/examples/*.cpp "$root"/fuzz/seeds/*.cpp; do
@@ -98,7 +103,9 @@ fuzz_secs=$(( $(date +%s) - start ))
 last=$(grep -E '^#[0-9]+: cov:' "$work/libfuzzer.log" | tail -1 || true)
 fuzz_n=$(sed -E 's/^#([0-9]+):.*/\1/' <<<"$last")
 artifacts=$(find "$work/artifacts" -type f | wc -l)
-cpu=$(awk '{printf "%d", $1 + $2}' "$work/libfuzzer.cpu" 2>/dev/null || echo 0)
+# time(1) puts "Command exited with non-zero status N" first when it did.
+cpu=$(tail -1 "$work/libfuzzer.cpu" 2>/dev/null | awk '{printf "%d", $1 + $2}')
+cpu=${cpu:-0}
 echo "fuzz.sh: libFuzzer: ${fuzz_n:-0} inputs in ${fuzz_secs} s wall, ${cpu} s CPU" \
      "($(( ${fuzz_n:-0} / (fuzz_secs > 0 ? fuzz_secs : 1) )) exec/s wall," \
      "$(( ${fuzz_n:-0} / (cpu > 0 ? cpu : 1) )) per CPU second)," \
