@@ -455,15 +455,24 @@ int runCachedAnalysis(const CacheOptions &O) {
   if (!O.Cache || !Cmd || !SourceKnown ||
       llvm::StringRef(E.Fixes).contains("clang-diagnostic-error"))
     return RC;
+  // The headers are described now, after the run: a time after its start
+  // means one changed while it ran. The file and the PCH's headers were
+  // described before it, so they are compared with the disk instead.
+  int64_t Started = nanoseconds(Start);
   E.Deps.push_back(Before);
   if (!readHeaderList(Headers, E.Deps))
     return RC;
-  if (Pch)
-    E.Deps.insert(E.Deps.end(), Pch->Deps.begin(), Pch->Deps.end());
-  int64_t Started = nanoseconds(Start);
-  for (const Dependency &D : E.Deps)
-    if (D.MTime >= Started || !isUnchanged(D))
+  for (const Dependency &D : llvm::ArrayRef(E.Deps).drop_front())
+    if (D.MTime >= Started)
       return RC;
+  if (!isUnchanged(Before))
+    return RC;
+  if (Pch) {
+    for (const Dependency &D : Pch->Deps)
+      if (!isUnchanged(D))
+        return RC;
+    E.Deps.insert(E.Deps.end(), Pch->Deps.begin(), Pch->Deps.end());
+  }
   fs::create_directories(llvm::sys::path::parent_path(EntryPath));
   std::string Error = writeFileAtomically(EntryPath, serializeEntry(E));
   if (!Error.empty())
