@@ -3,6 +3,7 @@
 #include "AnalysisCache.h"
 #include "AutoPch.h"
 #include "FindingsExport.h"
+#include "TempFiles.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -364,14 +365,11 @@ int runCachedAnalysis(const CacheOptions &O) {
        {std::pair{&Out, "out"}, std::pair{&Err, "err"},
         std::pair{&Headers, "headers"}, std::pair{&OwnFixes, "yaml"},
         std::pair{&PayloadFile, "json"}}) {
-    int FD;
-    if (std::error_code EC = fs::createTemporaryFile("libtorch-tidy", Suffix,
-                                                     FD, *Path)) {
+    if (std::error_code EC = createRunTempFile("cache", Suffix, *Path)) {
       llvm::errs() << "error: cannot create a temporary file: " << EC.message()
                    << "\n";
       return 1;
     }
-    llvm::sys::Process::SafelyCloseFileDescriptor(FD);
   }
   auto RemoveTemps = llvm::make_scope_exit([&] {
     for (const llvm::SmallString<128> *P :

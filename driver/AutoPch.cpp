@@ -2,6 +2,7 @@
 
 #include "AutoPch.h"
 #include "FindingsExport.h"
+#include "TempFiles.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
@@ -266,7 +267,7 @@ std::optional<PchUse> prepareAutoPch(const SourceCommand &Cmd,
   llvm::SmallString<256> TempPch, Headers;
   if (!Error.empty() ||
       fs::createUniqueFile(Pch + ".%%%%%%%%.tmp", TempPch) ||
-      fs::createTemporaryFile("libtorch-tidy-pch", "headers", Headers)) {
+      createRunTempFile("pch", "headers", Headers)) {
     Why = "cannot write to the cache directory";
     return std::nullopt;
   }

@@ -15,6 +15,7 @@
 #include "ProjectRun.h"
 #include "SafeFix.h"
 #include "SarifExport.h"
+#include "TempFiles.h"
 #include "TorchFlags.h"
 #include "TorchTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -26,8 +27,12 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
+#include <csignal>
+#include <cstdlib>
 #include <optional>
 #include <string>
+#include <sys/prctl.h>
+#include <unistd.h>
 #include <vector>
 
 namespace clang::tidy::torch {
@@ -104,10 +109,27 @@ projectBuildDir(const std::vector<const char *> &Args) {
   return Dir;
 }
 
+/// Started by another libtorch-tidy ($LIBTORCH_TIDY_PARENT names it): get
+/// SIGTERM when it dies, even by SIGKILL. Then name ourselves to our own
+/// children (analysis children, the verifier), so that a killed run leaves
+/// nothing running. False when the parent is already gone.
+bool bindToParent() {
+  if (const char *Parent = std::getenv("LIBTORCH_TIDY_PARENT")) {
+    pid_t Expected = static_cast<pid_t>(std::atol(Parent));
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != Expected)
+      return false;
+  }
+  ::setenv("LIBTORCH_TIDY_PARENT", std::to_string(::getpid()).c_str(), 1);
+  return true;
+}
+
 } // namespace
 
 int main(int argc, const char **argv) {
   namespace torch = clang::tidy::torch;
+  if (!bindToParent())
+    return 128 + SIGTERM;
   // The analysis child of a cached run: plain clang-tidy.
   if (argc > 1 && llvm::StringRef(argv[1]) == torch::ChildFlag) {
     // --payloads=FILE: the payloads for --export-findings go there.
@@ -302,8 +324,8 @@ int main(int argc, const char **argv) {
       return 1;
     }
     if (Findings.empty()) {
-      if (std::error_code EC = llvm::sys::fs::createTemporaryFile(
-              "libtorch-tidy-findings", "json", TempFindings)) {
+      if (std::error_code EC = torch::createRunTempFile("findings", "json",
+                                                       TempFindings)) {
         llvm::errs() << "error: cannot create a temporary file: "
                      << EC.message() << "\n";
         return 1;
@@ -354,8 +376,8 @@ int main(int argc, const char **argv) {
     std::string FixesArg;
     llvm::SmallString<128> TempFixes;
     if (Fixes.empty()) {
-      if (std::error_code EC = llvm::sys::fs::createTemporaryFile(
-              "libtorch-tidy-fixes", "yaml", TempFixes)) {
+      if (std::error_code EC = torch::createRunTempFile("fixes", "yaml",
+                                                       TempFixes)) {
         llvm::errs() << "error: cannot create a temporary file: "
                      << EC.message() << "\n";
         return 1;

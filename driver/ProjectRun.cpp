@@ -2,6 +2,7 @@
 
 #include "ProjectRun.h"
 #include "FindingsExport.h"
+#include "TempFiles.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
@@ -83,7 +84,7 @@ int runProject(const ProjectOptions &O) {
 
   llvm::SmallString<128> Dir;
   if (std::error_code EC =
-          fs::createUniqueDirectory("libtorch-tidy-project", Dir)) {
+          createRunTempDirectory("project", Dir)) {
     llvm::errs() << "error: cannot create a temporary directory: "
                  << EC.message() << "\n";
     return 2;

@@ -2,6 +2,7 @@
 
 #include "SafeFix.h"
 #include "InputCheck.h"
+#include "TempFiles.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Rewrite/Core/Rewriter.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -67,8 +68,7 @@ std::string realPath(llvm::StringRef Path) {
 timespec fileSystemNow() {
   llvm::SmallString<128> Marker;
   int FD = -1;
-  if (llvm::sys::fs::createTemporaryFile("libtorch-tidy-start", "", FD,
-                                         Marker)) {
+  if (createRunTempFile("start", "", Marker, &FD)) {
     timespec Now;
     clock_gettime(CLOCK_REALTIME, &Now);
     return Now;

@@ -1,6 +1,7 @@
 //===--- TorchFlags.cpp - libtorch-tidy -----------------------------------===//
 
 #include "TorchFlags.h"
+#include "TempFiles.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -65,7 +66,7 @@ std::optional<std::string> pythonTorchPrefix() {
   if (!Python)
     return std::nullopt;
   llvm::SmallString<128> Out;
-  if (fs::createTemporaryFile("libtorch-tidy-python", "txt", Out))
+  if (createRunTempFile("python", "txt", Out))
     return std::nullopt;
   std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Out.str(),
                                                 llvm::StringRef("")};

@@ -75,6 +75,11 @@ ProcessResult runProcess(const std::vector<std::string> &Argv,
 /// Probed once per process; also removes the cgroups of dead verifiers.
 std::string taskLimitMechanism();
 
+/// Started by libtorch-tidy --verify ($LIBTORCH_TIDY_PARENT names it): gets
+/// SIGTERM when that process dies, even by SIGKILL, so a killed analysis
+/// leaves no verifier behind. Returns false when the parent is already gone.
+bool dieWithParentIfAsked();
+
 /// Kills the running child's process group and cgroup and removes the
 /// cgroup (waiting up to half a second); for signal handlers.
 void killRunningChild();

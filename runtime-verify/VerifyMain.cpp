@@ -654,6 +654,8 @@ int main(int argc, char **argv) {
   }
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
+  if (!dieWithParentIfAsked())
+    return 128 + SIGTERM;
   // What verifiers killed with SIGKILL left behind: their temporary
   // directories, and their cgroups (removed when the mechanism is probed).
   removeStaleTempDirs();
