@@ -2,6 +2,7 @@
 
 #include "AnalysisCache.h"
 #include "AutoPch.h"
+#include "CacheTrim.h"
 #include "FindingsExport.h"
 #include "TempFiles.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -338,6 +339,7 @@ int runCachedAnalysis(const CacheOptions &O) {
         }
       if (!Changed) {
         explain(O, "cache: hit for '" + O.Source + "'");
+        markCacheItemUsed(EntryPath);
         return replay(*Stored, O);
       }
       explain(O, "cache: miss for '" + O.Source + "' ('" + Changed->Path +
@@ -356,9 +358,32 @@ int runCachedAnalysis(const CacheOptions &O) {
     else if (Pch->Built)
       explain(O, "pch: built for '" + O.Source + "' in " +
                      llvm::formatv("{0:F1}", Pch->Seconds) + " s");
-    else
+    else {
       explain(O, "pch: reused for '" + O.Source + "'");
+      markCacheItemUsed(Pch->Path);
+    }
   }
+  // A run that analyzed may have added a result or a PCH: keep the cache
+  // under its limit (what this run uses stays).
+  auto Trim = llvm::make_scope_exit([&] {
+    if (!O.Cache && !Pch)
+      return;
+    TrimSummary T = trimCache(O.Dir, O.MaxBytes, Pch ? Pch->Path : "",
+                              EntryPath);
+    if (T.Pchs || T.Results)
+      explain(O, llvm::formatv("cache: over its limit of {0} bytes ({1}): "
+                               "removed {2} precompiled header{3} and {4} "
+                               "result{5}, the least recently used",
+                               O.MaxBytes, T.BytesBefore, T.Pchs,
+                               T.Pchs == 1 ? "" : "s", T.Results,
+                               T.Results == 1 ? "" : "s")
+                     .str());
+    if (T.Leftovers)
+      explain(O, llvm::formatv("cache: removed {0} precompiled header{1} "
+                               "left half-built by a killed run",
+                               T.Leftovers, T.Leftovers == 1 ? "" : "s")
+                     .str());
+  });
 
   llvm::SmallString<128> Out, Err, Headers, OwnFixes, PayloadFile;
   for (auto [Path, Suffix] :

@@ -55,6 +55,7 @@ struct CacheOptions {
   bool Cache = true;             // replay and store results
   bool Pch = true;               // precompile the LibTorch includes
   bool Explain = false;          // say on stderr what the cache did
+  uint64_t MaxBytes = 0;         // trim the cache to this size; 0: no limit
 };
 
 /// Analyzes one file in a child process, or replays its stored run, and

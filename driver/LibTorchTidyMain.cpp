@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AnalysisCache.h"
+#include "CacheTrim.h"
 #include "FindingsExport.h"
 #include "InputCheck.h"
 #include "ProjectRun.h"
@@ -161,6 +162,8 @@ int main(int argc, const char **argv) {
   bool Verify = false, FailOnFindings = false;
   bool UseCache = true, UsePch = true, ExplainCache = false;
   std::string CacheDir = torch::defaultCacheDir();
+  std::string CacheMaxText;
+  bool CacheMaxGiven = false;
   unsigned Jobs = 0;
   bool CompilerArgs = false;
   for (int I = 0; I < argc; ++I) {
@@ -219,6 +222,10 @@ int main(int argc, const char **argv) {
         ExplainCache |= Flag == "cache-explain";
         continue;
       }
+      if (Value("cache-max-size", CacheMaxText)) {
+        CacheMaxGiven = true;
+        continue;
+      }
       if (Value("cache-dir", CacheDir)) {
         if (CacheDir.empty()) {
           llvm::errs() << "error: --cache-dir needs a directory\n";
@@ -239,6 +246,20 @@ int main(int argc, const char **argv) {
         Fixes = Flag.str();
     }
     Args.push_back(argv[I]);
+  }
+  std::optional<uint64_t> CacheMax =
+      CacheMaxGiven ? torch::parseByteSize(CacheMaxText)
+                    : torch::defaultCacheMaxBytes();
+  if (!CacheMax) {
+    llvm::errs() << "error: "
+                 << (CacheMaxGiven ? "--cache-max-size"
+                                   : "$LIBTORCH_TIDY_CACHE_MAX_SIZE")
+                 << ": '"
+                 << (CacheMaxGiven ? CacheMaxText
+                                   : std::getenv("LIBTORCH_TIDY_CACHE_MAX_"
+                                                 "SIZE"))
+                 << "' is not a size such as 5G, 500M, or 0 for no limit\n";
+    return 2;
   }
   if (!SarifRoot.empty() && Sarif.empty()) {
     llvm::errs() << "error: --sarif-root needs --export-sarif\n";
@@ -310,6 +331,7 @@ int main(int argc, const char **argv) {
     O.Cache = UseCache;
     O.Pch = UsePch;
     O.Explain = ExplainCache;
+    O.MaxBytes = *CacheMax;
     return torch::runCachedAnalysis(O);
   };
   if (!ProjectDir && Findings.empty() && Sarif.empty() && !Verify)
@@ -364,6 +386,7 @@ int main(int argc, const char **argv) {
     if (ExplainCache)
       P.Args.insert(P.Args.begin(), "--cache-explain");
     P.Args.insert(P.Args.begin(), "--cache-dir=" + CacheDir);
+    P.Args.insert(P.Args.begin(), "--cache-max-size=" + std::to_string(*CacheMax));
     RC = clang::tidy::torch::runProject(P);
     if (RC == 2 || !Verify) {
       if (!TempFindings.empty())

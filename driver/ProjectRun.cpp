@@ -6,6 +6,7 @@
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -141,6 +142,7 @@ int runProject(const ProjectOptions &O) {
     Running.push_back(std::move(C));
   };
 
+  llvm::StringSet<> RunWarnings;
   auto Finish = [&](Child &C, int RC) {
     ++Done;
     std::string Out = readText(C.Out), Err = readText(C.Err);
@@ -157,6 +159,10 @@ int runProject(const ProjectOptions &O) {
       if (Line.ends_with(" generated.") || Line.starts_with("Suppressed ") ||
           Line.starts_with("Use -header-filter") ||
           Line.starts_with("Found compiler error") || Line.trim().empty())
+        continue;
+      // Warnings about the run (an unknown check), said by every child.
+      if (Line.starts_with("libtorch-tidy: warning: ") &&
+          !RunWarnings.insert(Line).second)
         continue;
       llvm::errs() << Line << "\n";
     }
