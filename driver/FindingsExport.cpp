@@ -4,13 +4,16 @@
 #include "utils/FindingPayload.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 #include <map>
+#include <unistd.h>
 
 namespace clang::tidy::torch {
 
@@ -103,9 +106,16 @@ std::string writeFileAtomically(llvm::StringRef Output, llvm::StringRef Text) {
   int FD = -1;
   if (std::error_code EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp))
     return "cannot write '" + Output.str() + "': " + EC.message();
+  // A run stopped by a signal leaves no temporary file beside the output.
+  llvm::sys::RemoveFileOnSignal(Temp);
+  auto Forget = llvm::make_scope_exit(
+      [&] { llvm::sys::DontRemoveFileOnSignal(Temp); });
   {
     llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
     OS << Text;
+    OS.flush();
+    // On disk before the rename: a crash leaves the old file or the new.
+    ::fsync(FD);
     OS.close();
     if (OS.has_error()) {
       std::string Message = OS.error().message();
