@@ -5,6 +5,7 @@
 #include "CacheTrim.h"
 #include "FindingsExport.h"
 #include "TempFiles.h"
+#include "clang/Tooling/DiagnosticsYaml.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -17,6 +18,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/YAMLTraits.h"
 #include "llvm/Support/xxhash.h"
 #include <chrono>
 #include <sys/stat.h>
@@ -138,12 +140,76 @@ namespace {
 
 /// A stored run: its exit code, what it printed, the fixes it exported and
 /// the files it read.
+/// An #include that was not found: a result with it stays valid only while
+/// it is still not found.
+struct MissingInclude {
+  bool Angled = false;
+  std::string Includer; // the file with the #include
+  std::string Name;     // as written between the brackets or quotes
+};
+
 struct Entry {
   int ExitCode = 0;
   std::string Stdout, Stderr, Fixes, Payloads;
   bool HasFixes = false;
   std::vector<Dependency> Deps;
+  std::vector<MissingInclude> Missing;
 };
+
+std::string serializeMissing(const std::vector<MissingInclude> &Missing) {
+  std::string Text;
+  for (const MissingInclude &M : Missing)
+    Text += (M.Angled ? "<" : "\"") + M.Includer + "\t" + M.Name + "\n";
+  return Text;
+}
+
+bool parseMissing(llvm::StringRef Text, std::vector<MissingInclude> &Missing) {
+  while (!Text.empty()) {
+    auto [Line, Rest] = Text.split('\n');
+    Text = Rest;
+    MissingInclude M;
+    M.Angled = Line.consume_front("<");
+    if (!M.Angled && !Line.consume_front("\""))
+      return false;
+    auto [Includer, Name] = Line.split('\t');
+    if (Includer.empty() || Name.empty())
+      return false;
+    M.Includer = Includer.str();
+    M.Name = Name.str();
+    Missing.push_back(std::move(M));
+  }
+  return true;
+}
+
+/// The #includes a run with compiler errors did not find, from its exported
+/// diagnostics; false when an error is about an #include this cannot tell
+/// apart (a macro for a name), so that the result is not stored.
+bool missingIncludes(llvm::StringRef Fixes,
+                     std::vector<MissingInclude> &Missing) {
+  tooling::TranslationUnitDiagnostics TU;
+  llvm::yaml::Input YAML(Fixes);
+  YAML >> TU;
+  if (YAML.error())
+    return false;
+  for (const tooling::Diagnostic &D : TU.Diagnostics) {
+    llvm::StringRef Message = D.Message.Message;
+    if (D.DiagnosticName != "clang-diagnostic-error" ||
+        !Message.starts_with("'") || !Message.contains("' file not found"))
+      continue;
+    MissingInclude M;
+    M.Name = Message.drop_front().split("' file not found").first.str();
+    M.Includer = D.Message.FilePath;
+    auto Code = llvm::MemoryBuffer::getFile(M.Includer);
+    if (!Code || D.Message.FileOffset >= (*Code)->getBufferSize())
+      return false;
+    char Open = (*Code)->getBuffer()[D.Message.FileOffset];
+    if (Open != '<' && Open != '"')
+      return false;
+    M.Angled = Open == '<';
+    Missing.push_back(std::move(M));
+  }
+  return true;
+}
 
 constexpr llvm::StringLiteral EntryMagic = "libtorch-tidy-cache 1\n";
 
@@ -160,6 +226,8 @@ std::string serializeEntry(const Entry &E) {
     Blob("fixes", E.Fixes);
   if (!E.Payloads.empty())
     Blob("payloads", E.Payloads);
+  if (!E.Missing.empty())
+    Blob("missing", serializeMissing(E.Missing));
   OS << "deps\n" << serializeDependencies(E.Deps);
   return Text;
 }
@@ -188,6 +256,10 @@ std::optional<Entry> parseEntry(llvm::StringRef Text) {
       E.Stderr = std::move(Data);
     else if (Name == "payloads")
       E.Payloads = std::move(Data);
+    else if (Name == "missing") {
+      if (!parseMissing(Data, E.Missing))
+        return std::nullopt;
+    }
     else if (Name == "fixes") {
       E.Fixes = std::move(Data);
       E.HasFixes = true;
@@ -337,13 +409,28 @@ int runCachedAnalysis(const CacheOptions &O) {
           Changed = &D;
           break;
         }
-      if (!Changed) {
+      // A missing #include that is found now: the errors may be gone.
+      const MissingInclude *Found = nullptr;
+      if (!Changed)
+        for (const MissingInclude &M : Stored->Missing)
+          if (includeIsFound(*Cmd, O.Source,
+                             llvm::sys::path::parent_path(M.Includer), M.Name,
+                             M.Angled)
+                  .value_or(true)) {
+            Found = &M;
+            break;
+          }
+      if (Found) {
+        explain(O, "cache: miss for '" + O.Source + "' ('" + Found->Name +
+                       "', not found before, is found now)");
+      } else if (!Changed) {
         explain(O, "cache: hit for '" + O.Source + "'");
         markCacheItemUsed(EntryPath);
         return replay(*Stored, O);
       }
-      explain(O, "cache: miss for '" + O.Source + "' ('" + Changed->Path +
-                     "' changed)");
+      if (Changed)
+        explain(O, "cache: miss for '" + O.Source + "' ('" + Changed->Path +
+                       "' changed)");
     }
   } else if (O.Cache) {
     explain(O, "cache: not used for '" + O.Source + "' (" + Why + ")");
@@ -473,11 +560,27 @@ int runCachedAnalysis(const CacheOptions &O) {
   }
   int RC = E.ExitCode;
 
-  // Store it unless it has compiler errors (a header may be missing for
-  // now) or a file changed while it ran.
-  if (!O.Cache || !Cmd || !SourceKnown ||
-      llvm::StringRef(E.Fixes).contains("clang-diagnostic-error"))
+  // Store it unless a file changed while it ran. With compiler errors, the
+  // #includes not found are stored too, each checked by clang's header
+  // search now and at every replay: a header installed later is seen.
+  if (!O.Cache || !Cmd || !SourceKnown)
     return RC;
+  if (llvm::StringRef(E.Fixes).contains("clang-diagnostic-error")) {
+    if (!missingIncludes(E.Fixes, E.Missing)) {
+      explain(O, "cache: not stored (an #include not found cannot be "
+                 "checked later)");
+      return RC;
+    }
+    for (const MissingInclude &M : E.Missing)
+      if (includeIsFound(*Cmd, O.Source,
+                         llvm::sys::path::parent_path(M.Includer), M.Name,
+                         M.Angled)
+              .value_or(true)) {
+        explain(O, "cache: not stored ('" + M.Name +
+                       "' was not found, but a search finds it)");
+        return RC;
+      }
+  }
   // The headers are described now, after the run: a time after its start
   // means one changed while it ran. The file and the PCH's headers were
   // described before it, so they are compared with the disk instead.

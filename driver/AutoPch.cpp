@@ -4,6 +4,7 @@
 #include "FindingsExport.h"
 #include "TempFiles.h"
 #include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticLex.h"
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CommonOptionsParser.h"
@@ -198,7 +199,57 @@ bool hasRelativePaths(const std::vector<std::string> &Flags) {
   return false;
 }
 
+/// Sees whether the probe's own #include was not found (a header it found
+/// may itself miss one: that is found, as far as the probe goes).
+class NotFoundConsumer : public DiagnosticConsumer {
+public:
+  bool NotFound = false;
+  void HandleDiagnostic(DiagnosticsEngine::Level Level,
+                        const Diagnostic &Info) override {
+    DiagnosticConsumer::HandleDiagnostic(Level, Info);
+    unsigned ID = Info.getID();
+    if ((ID == diag::err_pp_file_not_found ||
+         ID == diag::err_pp_file_not_found_angled_include_not_fatal ||
+         ID == diag::err_pp_file_not_found_typo_not_fatal) &&
+        Info.hasSourceManager() && Info.getLocation().isValid() &&
+        Info.getSourceManager().isInMainFile(Info.getLocation()))
+      NotFound = true;
+  }
+};
+
 } // namespace
+
+std::optional<bool> includeIsFound(const SourceCommand &Cmd,
+                                   llvm::StringRef Source,
+                                   llvm::StringRef IncluderDir,
+                                   llvm::StringRef Name, bool Angled) {
+  std::string Why;
+  std::optional<std::vector<std::string>> Flags = pchFlags(Cmd, Source, Why);
+  if (!Flags)
+    return std::nullopt;
+  // A file of its own in the includer's directory, so that a quoted
+  // include looks there first as it did.
+  llvm::SmallString<256> Probe(IncluderDir);
+  llvm::sys::path::append(Probe, ".libtorch-tidy-probe" +
+                                     llvm::sys::path::extension(Source));
+  tooling::FixedCompilationDatabase DB(Cmd.Directory, *Flags);
+  tooling::ClangTool Tool(DB, {Probe.str().str()});
+  Tool.clearArgumentsAdjusters();
+  std::string Text = ("#include " + llvm::Twine(Angled ? '<' : '"') + Name +
+                      llvm::Twine(Angled ? '>' : '"') + "\n")
+                         .str();
+  Tool.mapVirtualFile(Probe, Text);
+  NotFoundConsumer Diags;
+  Tool.setDiagnosticConsumer(&Diags);
+  int RC = Tool.run(
+      tooling::newFrontendActionFactory<PreprocessOnlyAction>().get());
+  if (Diags.NotFound)
+    return false;
+  // Errors, none of them about the include: the run did not happen.
+  if (RC && !Diags.getNumErrors())
+    return std::nullopt;
+  return true;
+}
 
 std::optional<PchUse> prepareAutoPch(const SourceCommand &Cmd,
                                      llvm::StringRef Source,

@@ -34,6 +34,14 @@ compileCommandFor(const std::vector<std::string> &Args, llvm::StringRef Source,
 /// empty otherwise.
 std::string leadingLibTorchIncludes(llvm::StringRef Code);
 
+/// Whether `#include "Name"` (`<Name>` when \p Angled) in a file of
+/// \p IncluderDir finds a file with \p Cmd's flags, by clang's own header
+/// search; std::nullopt when that cannot be told.
+std::optional<bool> includeIsFound(const SourceCommand &Cmd,
+                                   llvm::StringRef Source,
+                                   llvm::StringRef IncluderDir,
+                                   llvm::StringRef Name, bool Angled);
+
 struct PchUse {
   std::string Path;             // the precompiled header
   std::vector<Dependency> Deps; // the headers precompiled in it
