@@ -71,7 +71,10 @@ int runProject(const ProjectOptions &O) {
                  << llvm::StringRef(Error).split('\n').first << "\n";
     return 2;
   }
+  // In path order, whatever the database's: the output is the same from
+  // run to run, whichever file finishes first.
   std::vector<std::string> Files = DB->getAllFiles();
+  llvm::sort(Files);
   if (Files.empty()) {
     llvm::errs() << "error: -p " << O.BuildDir
                  << ": the compilation database lists no files\n";
@@ -102,6 +105,19 @@ int runProject(const ProjectOptions &O) {
   size_t Next = 0;
   double Start = seconds();
 
+  // Each file's output in one piece, never interleaved with another's, and
+  // in file order: a file's waits for those before it.
+  std::vector<std::optional<std::pair<std::string, std::string>>> Outputs(
+      Files.size());
+  size_t Printed = 0;
+  auto PrintReady = [&] {
+    for (; Printed < Outputs.size() && Outputs[Printed]; ++Printed) {
+      llvm::outs() << Outputs[Printed]->first;
+      llvm::outs().flush();
+      llvm::errs() << Outputs[Printed]->second;
+      Outputs[Printed].reset();
+    }
+  };
   auto Launch = [&](size_t I) {
     Child C;
     C.File = I;
@@ -133,8 +149,9 @@ int runProject(const ProjectOptions &O) {
     C.Process = llvm::sys::ExecuteNoWait(O.Self, Refs, std::nullopt, Redirects,
                                          0, &ExecError, &Failed);
     if (Failed || !C.Process.Pid) {
-      llvm::errs() << "error: cannot run " << O.Self << ": " << ExecError
-                   << "\n";
+      Outputs[I] = {"", "error: cannot run " + O.Self + ": " + ExecError +
+                            "\n"};
+      PrintReady();
       ++ToolErrors;
       ++Done;
       return;
@@ -146,11 +163,7 @@ int runProject(const ProjectOptions &O) {
   auto Finish = [&](Child &C, int RC) {
     ++Done;
     std::string Out = readText(C.Out), Err = readText(C.Err);
-    // One file's output at a time, never interleaved with another's.
-    if (Progress)
-      llvm::errs() << "\r\033[K";
-    llvm::outs() << Out;
-    llvm::outs().flush();
+    std::string Said;
     llvm::StringRef Rest(Err);
     while (!Rest.empty()) {
       auto [Line, Tail] = Rest.split('\n');
@@ -160,11 +173,17 @@ int runProject(const ProjectOptions &O) {
           Line.starts_with("Use -header-filter") ||
           Line.starts_with("Found compiler error") || Line.trim().empty())
         continue;
-      // Warnings about the run (an unknown check), said by every child.
-      if (Line.starts_with("libtorch-tidy: warning: ") &&
-          !RunWarnings.insert(Line).second)
+      // Warnings about the run (an unknown check), said by every child:
+      // once, at once, not with a file's output.
+      if (Line.starts_with("libtorch-tidy: warning: ")) {
+        if (RunWarnings.insert(Line).second) {
+          if (Progress)
+            llvm::errs() << "\r\033[K";
+          llvm::errs() << Line << "\n";
+        }
         continue;
-      llvm::errs() << Line << "\n";
+      }
+      Said += (Line + "\n").str();
     }
     llvm::StringRef Lines(Out);
     bool CompileError = false;
@@ -185,14 +204,18 @@ int runProject(const ProjectOptions &O) {
     if (RC == 3)
       ++LeftAlone;
     else if (RC < 0 || RC > 1) {
-      llvm::errs() << "error: the analysis of " << Files[C.File]
-                   << " failed (exit code " << RC << ")\n";
+      Said += "error: the analysis of " + Files[C.File] +
+              " failed (exit code " + std::to_string(RC) + ")\n";
       ++ToolErrors;
     }
     if (!C.Findings.empty())
       ChildFindings[C.File] = readText(C.Findings);
     if (!C.Sarif.empty())
       ChildSarif[C.File] = readText(C.Sarif);
+    if (Progress)
+      llvm::errs() << "\r\033[K";
+    Outputs[C.File] = {std::move(Out), std::move(Said)};
+    PrintReady();
     if (Progress) {
       double Spent = seconds() - Start;
       double Left = Spent / Done * (Files.size() - Done);
@@ -285,6 +308,7 @@ int runProject(const ProjectOptions &O) {
   llvm::outs() << (Total ? ":\n" : "\n");
   for (const auto &[Check, N] : ByCheck)
     llvm::outs() << llvm::formatv("  {0,-36} {1}\n", Check, N);
+  llvm::sort(CompileErrors);
   if (!CompileErrors.empty()) {
     llvm::outs() << "  with compiler errors (analyzed as far as they parse): "
                  << CompileErrors.size() << "\n";
