@@ -6,27 +6,18 @@ closed. Opening the pipe for writing succeeds only once the compiler has it
 open, so the edit falls after the compiler read the files before the
 #include and before the analysis ends, every time. Exits with COMMAND's exit
 code."""
-import errno
 import os
 import subprocess
 import sys
-import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from fifo_gate import wait_until_read  # noqa: E402
 
 gate, target = sys.argv[1], sys.argv[2]
 cmd = sys.argv[sys.argv.index("--") + 1:]
 os.mkfifo(gate)
 proc = subprocess.Popen(cmd)
-deadline = time.time() + 300
-while True:
-    try:
-        fd = os.open(gate, os.O_WRONLY | os.O_NONBLOCK)
-        break
-    except OSError as e:
-        if e.errno != errno.ENXIO:
-            raise
-        if proc.poll() is not None or time.time() > deadline:
-            sys.exit("change-during-analysis: the analysis never opened " + gate)
-        time.sleep(0.005)
+fd = wait_until_read(gate, proc, "change-during-analysis")
 with open(target) as f:
     text = f.read()
 with open(target, "w") as f:

@@ -2,27 +2,19 @@
 COMMAND, and once a compiler has GATE open (an #include of it) holds it for
 SECONDS before closing it, so that the analysis of the file that includes
 it finishes that much later. Exits with COMMAND's exit code."""
-import errno
 import os
 import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from fifo_gate import wait_until_read  # noqa: E402
+
 gate, seconds = sys.argv[1], float(sys.argv[2])
 cmd = sys.argv[sys.argv.index("--") + 1:]
 os.mkfifo(gate)
 proc = subprocess.Popen(cmd)
-deadline = time.time() + 300
-while True:
-    try:
-        fd = os.open(gate, os.O_WRONLY | os.O_NONBLOCK)
-        break
-    except OSError as e:
-        if e.errno != errno.ENXIO:
-            raise
-        if proc.poll() is not None or time.time() > deadline:
-            sys.exit("hold-gate: nothing ever opened " + gate)
-        time.sleep(0.005)
+fd = wait_until_read(gate, proc, "hold-gate")
 time.sleep(seconds)
 os.close(fd)
 code = proc.wait()
