@@ -271,6 +271,24 @@ std::optional<Entry> parseEntry(llvm::StringRef Text) {
   return E;
 }
 
+/// Whether a run had compiler errors, by its exported diagnostics.
+bool hasCompilerErrors(const Entry &E) {
+  return llvm::StringRef(E.Fixes).contains("clang-diagnostic-error");
+}
+
+/// The first of \p Missing that clang's header search finds now (or whose
+/// search cannot run); null when all are still not found.
+const MissingInclude *
+foundNow(const SourceCommand &Cmd, llvm::StringRef Source,
+         const std::vector<MissingInclude> &Missing) {
+  for (const MissingInclude &M : Missing)
+    if (includeIsFound(Cmd, Source, llvm::sys::path::parent_path(M.Includer),
+                       M.Name, M.Angled)
+            .value_or(true))
+      return &M;
+  return nullptr;
+}
+
 /// Whether stdout and stderr are the same file (a terminal, 2>&1): the
 /// child then writes both to one file, so that their order is kept.
 bool outputsMerged() {
@@ -410,27 +428,19 @@ int runCachedAnalysis(const CacheOptions &O) {
           break;
         }
       // A missing #include that is found now: the errors may be gone.
-      const MissingInclude *Found = nullptr;
-      if (!Changed)
-        for (const MissingInclude &M : Stored->Missing)
-          if (includeIsFound(*Cmd, O.Source,
-                             llvm::sys::path::parent_path(M.Includer), M.Name,
-                             M.Angled)
-                  .value_or(true)) {
-            Found = &M;
-            break;
-          }
-      if (Found) {
+      const MissingInclude *Found =
+          Changed ? nullptr : foundNow(*Cmd, O.Source, Stored->Missing);
+      if (Changed) {
+        explain(O, "cache: miss for '" + O.Source + "' ('" + Changed->Path +
+                       "' changed)");
+      } else if (Found) {
         explain(O, "cache: miss for '" + O.Source + "' ('" + Found->Name +
                        "', not found before, is found now)");
-      } else if (!Changed) {
+      } else {
         explain(O, "cache: hit for '" + O.Source + "'");
         markCacheItemUsed(EntryPath);
         return replay(*Stored, O);
       }
-      if (Changed)
-        explain(O, "cache: miss for '" + O.Source + "' ('" + Changed->Path +
-                       "' changed)");
     }
   } else if (O.Cache) {
     explain(O, "cache: not used for '" + O.Source + "' (" + Why + ")");
@@ -541,8 +551,7 @@ int runCachedAnalysis(const CacheOptions &O) {
   std::string Failure = RunChild(Pch.has_value());
   // Compiler errors with the PCH may come from the PCH itself (flags that
   // differ, a header without include guard): the plain parse decides.
-  if (Pch && (!Failure.empty() ||
-              llvm::StringRef(E.Fixes).contains("clang-diagnostic-error"))) {
+  if (Pch && (!Failure.empty() || hasCompilerErrors(E))) {
     explain(O, "pch: not used for '" + O.Source +
                    "' (the analysis with it had errors)");
     Pch.reset();
@@ -565,21 +574,17 @@ int runCachedAnalysis(const CacheOptions &O) {
   // search now and at every replay: a header installed later is seen.
   if (!O.Cache || !Cmd || !SourceKnown)
     return RC;
-  if (llvm::StringRef(E.Fixes).contains("clang-diagnostic-error")) {
+  if (hasCompilerErrors(E)) {
     if (!missingIncludes(E.Fixes, E.Missing)) {
       explain(O, "cache: not stored (an #include not found cannot be "
                  "checked later)");
       return RC;
     }
-    for (const MissingInclude &M : E.Missing)
-      if (includeIsFound(*Cmd, O.Source,
-                         llvm::sys::path::parent_path(M.Includer), M.Name,
-                         M.Angled)
-              .value_or(true)) {
-        explain(O, "cache: not stored ('" + M.Name +
-                       "' was not found, but a search finds it)");
-        return RC;
-      }
+    if (const MissingInclude *M = foundNow(*Cmd, O.Source, E.Missing)) {
+      explain(O, "cache: not stored ('" + M->Name +
+                     "' was not found, but a search finds it)");
+      return RC;
+    }
   }
   // The headers are described now, after the run: a time after its start
   // means one changed while it ran. The file and the PCH's headers were

@@ -251,14 +251,13 @@ int main(int argc, const char **argv) {
       CacheMaxGiven ? torch::parseByteSize(CacheMaxText)
                     : torch::defaultCacheMaxBytes();
   if (!CacheMax) {
-    llvm::errs() << "error: "
-                 << (CacheMaxGiven ? "--cache-max-size"
-                                   : "$LIBTORCH_TIDY_CACHE_MAX_SIZE")
-                 << ": '"
-                 << (CacheMaxGiven ? CacheMaxText
-                                   : std::getenv("LIBTORCH_TIDY_CACHE_MAX_"
-                                                 "SIZE"))
-                 << "' is not a size such as 5G, 500M, or 0 for no limit\n";
+    // Only a value that was set can be malformed.
+    if (CacheMaxGiven)
+      llvm::errs() << "error: --cache-max-size: '" << CacheMaxText;
+    else
+      llvm::errs() << "error: $LIBTORCH_TIDY_CACHE_MAX_SIZE: '"
+                   << std::getenv("LIBTORCH_TIDY_CACHE_MAX_SIZE");
+    llvm::errs() << "' is not a size such as 5G, 500M, or 0 for no limit\n";
     return 2;
   }
   if (!SarifRoot.empty() && Sarif.empty()) {

@@ -78,7 +78,7 @@ unsigned removeStaleRunDirectories() {
       continue;
     struct stat St;
     if (::lstat(It->path().c_str(), &St) || !S_ISDIR(St.st_mode) ||
-        St.st_uid != ::getuid())
+        St.st_uid != ::geteuid())
       continue;
     if (processRuns(static_cast<pid_t>(Pid)))
       continue;
