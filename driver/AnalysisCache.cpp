@@ -17,13 +17,13 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SHA256.h"
-#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/YAMLTraits.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 #include <chrono>
-#include <sys/stat.h>
 #include <cstdlib>
 #include <optional>
+#include <sys/stat.h>
 
 #ifndef LIBTORCH_TIDY_VERSION
 #define LIBTORCH_TIDY_VERSION "dev"
@@ -259,8 +259,7 @@ std::optional<Entry> parseEntry(llvm::StringRef Text) {
     else if (Name == "missing") {
       if (!parseMissing(Data, E.Missing))
         return std::nullopt;
-    }
-    else if (Name == "fixes") {
+    } else if (Name == "fixes") {
       E.Fixes = std::move(Data);
       E.HasFixes = true;
     } else
@@ -278,9 +277,8 @@ bool hasCompilerErrors(const Entry &E) {
 
 /// The first of \p Missing that clang's header search finds now (or whose
 /// search cannot run); null when all are still not found.
-const MissingInclude *
-foundNow(const SourceCommand &Cmd, llvm::StringRef Source,
-         const std::vector<MissingInclude> &Missing) {
+const MissingInclude *foundNow(const SourceCommand &Cmd, llvm::StringRef Source,
+                               const std::vector<MissingInclude> &Missing) {
   for (const MissingInclude &M : Missing)
     if (includeIsFound(Cmd, Source, llvm::sys::path::parent_path(M.Includer),
                        M.Name, M.Angled)
@@ -465,8 +463,8 @@ int runCachedAnalysis(const CacheOptions &O) {
   auto Trim = llvm::make_scope_exit([&] {
     if (!O.Cache && !Pch)
       return;
-    TrimSummary T = trimCache(O.Dir, O.MaxBytes, Pch ? Pch->Path : "",
-                              EntryPath);
+    TrimSummary T =
+        trimCache(O.Dir, O.MaxBytes, Pch ? Pch->Path : "", EntryPath);
     if (T.Pchs || T.Results)
       explain(O, llvm::formatv("cache: over its limit of {0} bytes ({1}): "
                                "removed {2} precompiled header{3} and {4} "

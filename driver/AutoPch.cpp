@@ -241,8 +241,8 @@ std::optional<bool> includeIsFound(const SourceCommand &Cmd,
   Tool.mapVirtualFile(Probe, Text);
   NotFoundConsumer Diags;
   Tool.setDiagnosticConsumer(&Diags);
-  int RC = Tool.run(
-      tooling::newFrontendActionFactory<PreprocessOnlyAction>().get());
+  int RC =
+      Tool.run(tooling::newFrontendActionFactory<PreprocessOnlyAction>().get());
   if (Diags.NotFound)
     return false;
   // Errors, none of them about the include: the run did not happen.
@@ -316,8 +316,7 @@ std::optional<PchUse> prepareAutoPch(const SourceCommand &Cmd,
   fs::create_directories(llvm::sys::path::parent_path(Pch));
   std::string Error = writeFileAtomically(Header, Prefix);
   llvm::SmallString<256> TempPch, Headers;
-  if (!Error.empty() ||
-      fs::createUniqueFile(Pch + ".%%%%%%%%.tmp", TempPch) ||
+  if (!Error.empty() || fs::createUniqueFile(Pch + ".%%%%%%%%.tmp", TempPch) ||
       createRunTempFile("pch", "headers", Headers)) {
     Why = "cannot write to the cache directory";
     return std::nullopt;

@@ -115,8 +115,7 @@ TrimSummary trimCache(llvm::StringRef Dir, uint64_t MaxBytes,
     // .deps is seen.
     if (Name.ends_with(".deps") || !I.Used)
       I.Used = mtimeNs(St);
-    I.Keep |= !KeepPch.empty() &&
-              llvm::sys::path::stem(KeepPch) == Key;
+    I.Keep |= !KeepPch.empty() && llvm::sys::path::stem(KeepPch) == Key;
   }
   for (auto &[Key, I] : Pchs)
     Items.push_back(std::move(I));
@@ -147,9 +146,8 @@ TrimSummary trimCache(llvm::StringRef Dir, uint64_t MaxBytes,
   if (!MaxBytes || Total <= MaxBytes)
     return S;
   uint64_t Target = MaxBytes / 10 * 9;
-  std::sort(Items.begin(), Items.end(), [](const Item &A, const Item &B) {
-    return A.Used < B.Used;
-  });
+  std::sort(Items.begin(), Items.end(),
+            [](const Item &A, const Item &B) { return A.Used < B.Used; });
   for (const Item &I : Items) {
     if (Total <= Target)
       break;

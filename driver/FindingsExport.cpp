@@ -108,8 +108,8 @@ std::string writeFileAtomically(llvm::StringRef Output, llvm::StringRef Text) {
     return "cannot write '" + Output.str() + "': " + EC.message();
   // A run stopped by a signal leaves no temporary file beside the output.
   llvm::sys::RemoveFileOnSignal(Temp);
-  auto Forget = llvm::make_scope_exit(
-      [&] { llvm::sys::DontRemoveFileOnSignal(Temp); });
+  auto Forget =
+      llvm::make_scope_exit([&] { llvm::sys::DontRemoveFileOnSignal(Temp); });
   {
     llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
     OS << Text;

@@ -247,9 +247,9 @@ int main(int argc, const char **argv) {
     }
     Args.push_back(argv[I]);
   }
-  std::optional<uint64_t> CacheMax =
-      CacheMaxGiven ? torch::parseByteSize(CacheMaxText)
-                    : torch::defaultCacheMaxBytes();
+  std::optional<uint64_t> CacheMax = CacheMaxGiven
+                                         ? torch::parseByteSize(CacheMaxText)
+                                         : torch::defaultCacheMaxBytes();
   if (!CacheMax) {
     // Only a value that was set can be malformed.
     if (CacheMaxGiven)
@@ -345,8 +345,8 @@ int main(int argc, const char **argv) {
       return 1;
     }
     if (Findings.empty()) {
-      if (std::error_code EC = torch::createRunTempFile("findings", "json",
-                                                       TempFindings)) {
+      if (std::error_code EC =
+              torch::createRunTempFile("findings", "json", TempFindings)) {
         llvm::errs() << "error: cannot create a temporary file: "
                      << EC.message() << "\n";
         return 1;
@@ -385,7 +385,8 @@ int main(int argc, const char **argv) {
     if (ExplainCache)
       P.Args.insert(P.Args.begin(), "--cache-explain");
     P.Args.insert(P.Args.begin(), "--cache-dir=" + CacheDir);
-    P.Args.insert(P.Args.begin(), "--cache-max-size=" + std::to_string(*CacheMax));
+    P.Args.insert(P.Args.begin(),
+                  "--cache-max-size=" + std::to_string(*CacheMax));
     RC = clang::tidy::torch::runProject(P);
     if (RC == 2 || !Verify) {
       if (!TempFindings.empty())
@@ -398,8 +399,8 @@ int main(int argc, const char **argv) {
     std::string FixesArg;
     llvm::SmallString<128> TempFixes;
     if (Fixes.empty()) {
-      if (std::error_code EC = torch::createRunTempFile("fixes", "yaml",
-                                                       TempFixes)) {
+      if (std::error_code EC =
+              torch::createRunTempFile("fixes", "yaml", TempFixes)) {
         llvm::errs() << "error: cannot create a temporary file: "
                      << EC.message() << "\n";
         return 1;

@@ -87,8 +87,7 @@ int runProject(const ProjectOptions &O) {
   bool Progress = llvm::sys::Process::StandardErrIsDisplayed();
 
   llvm::SmallString<128> Dir;
-  if (std::error_code EC =
-          createRunTempDirectory("project", Dir)) {
+  if (std::error_code EC = createRunTempDirectory("project", Dir)) {
     llvm::errs() << "error: cannot create a temporary directory: "
                  << EC.message() << "\n";
     return 2;
@@ -149,8 +148,8 @@ int runProject(const ProjectOptions &O) {
     C.Process = llvm::sys::ExecuteNoWait(O.Self, Refs, std::nullopt, Redirects,
                                          0, &ExecError, &Failed);
     if (Failed || !C.Process.Pid) {
-      Outputs[I] = {"", "error: cannot run " + O.Self + ": " + ExecError +
-                            "\n"};
+      Outputs[I] = {"",
+                    "error: cannot run " + O.Self + ": " + ExecError + "\n"};
       PrintReady();
       ++ToolErrors;
       ++Done;

@@ -30,8 +30,8 @@ std::string RunDir;
 bool processRuns(pid_t Pid) {
   if (::kill(Pid, 0) != 0 && errno == ESRCH)
     return false;
-  auto Stat = llvm::MemoryBuffer::getFileAsStream("/proc/" +
-                                                  std::to_string(Pid) + "/stat");
+  auto Stat = llvm::MemoryBuffer::getFileAsStream(
+      "/proc/" + std::to_string(Pid) + "/stat");
   if (!Stat)
     return true;
   // "pid (comm) S ...": the state follows the last ')'.
