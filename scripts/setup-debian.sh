@@ -26,3 +26,48 @@ if ((${#missing[@]})); then
   apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 echo "setup: all packages present"
+
+# Real LibTorch 2.6 headers for the integration tests, next to Debian's 1.13:
+# Debian trixie's libtorch-dev unpacked into the checkout, nothing installed.
+# A private apt list and state (same mirror as the machine's own sources) keep
+# the machine's bookworm apt state as it is. Only analysis and -fsyntax-only
+# use them: trixie's libraries need a newer glibc.
+torch2_fetch() {
+  local dir=$1 uri
+  # The machine's Debian mirror (not its security mirror), deb822 or one-line.
+  if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
+    uri=$(awk '$1 == "URIs:" && $2 !~ /security/ {print $2; exit}' \
+      /etc/apt/sources.list.d/debian.sources)
+  else
+    uri=$(awk '$1 == "deb" {for (i = 2; i <= NF; ++i)
+                 if ($i ~ /^[a-z+]+:\/\// && $i !~ /security/) {print $i; exit}}' \
+      /etc/apt/sources.list 2>/dev/null)
+  fi
+  local apt=$dir/apt
+  rm -rf "$apt" && mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/debs"
+  [[ -n $uri ]] || { echo "no Debian mirror in the machine's apt sources" >"$apt/log"; return 1; }
+  echo "deb $uri trixie main" > "$apt/sources.list"
+  local opts=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+              -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache"
+              -o Acquire::Languages=none -qq)
+  apt-get "${opts[@]}" --error-on=any update >"$apt/log" 2>&1 &&
+    (cd "$apt/debs" && apt-get "${opts[@]}" download libtorch-dev >>"$apt/log" 2>&1) || return 1
+  local deb version
+  deb=$(ls "$apt"/debs/libtorch-dev_*.deb 2>/dev/null | head -n 1)
+  [[ -n $deb ]] || return 1
+  version=$(dpkg-deb -f "$deb" Version)
+  [[ $version == 2.6.* ]] || { echo "trixie's libtorch-dev is $version, not 2.6" >>"$apt/log"; return 1; }
+  rm -rf "$dir/usr" && dpkg -x "$deb" "$dir" && echo "$version" > "$dir/VERSION" && rm -rf "$apt"
+}
+torch2=$(cd "$(dirname "$0")/.." && pwd)/third_party/libtorch-2.6
+if [[ $(cat "$torch2/VERSION" 2>/dev/null) == 2.6.* &&
+      -f $torch2/usr/include/torch/csrc/api/include/torch/torch.h ]]; then
+  echo "setup: LibTorch $(cat "$torch2/VERSION") headers present in $torch2"
+else
+  mkdir -p "$torch2"
+  torch2_fetch "$torch2" || {
+    echo "setup: error: could not download Debian trixie's libtorch-dev (LibTorch 2.6 headers for the tests) into $torch2; see $torch2/apt/log" >&2
+    exit 1
+  }
+  echo "setup: LibTorch $(cat "$torch2/VERSION") headers unpacked into $torch2"
+fi

@@ -79,5 +79,15 @@ else:
         config.substitutions.append(
             ("%verify", shlex.quote(os.path.join(config.torch_tidy_obj_root,
                                                  "runtime-verify", "libtorch-tidy-verify"))))
+    # Real LibTorch 2.x headers (trixie's, unpacked by scripts/setup-debian.sh),
+    # through their own precompiled header: analysis and -fsyntax-only only.
+    if getattr(config, "torch2_pch", "") and os.path.exists(config.torch2_pch):
+        config.available_features.add("real-libtorch-2")
+        config.substitutions.append(
+            ("%torch2_real", "%s -include-pch %s" % (config.torch2_flags,
+                                                     shlex.quote(config.torch2_pch))))
+        # Without the PCH, for tests that put their own headers first.
+        config.substitutions.append(("%torch2_flags", config.torch2_flags))
+        config.substitutions.append(("%torch2_root", shlex.quote(config.torch2_root)))
     if config.clang_tidy_other and os.path.exists(config.clang_tidy_other):
         config.available_features.add("clang-tidy-other")
