@@ -60,7 +60,10 @@ torch2_fetch() {
   rm -rf "$dir/usr" && dpkg -x "$deb" "$dir" && echo "$version" > "$dir/VERSION" && rm -rf "$apt"
 }
 torch2=$(cd "$(dirname "$0")/.." && pwd)/third_party/libtorch-2.6
-if [[ $(cat "$torch2/VERSION" 2>/dev/null) == 2.6.* &&
+if [[ ${LIBTORCH_TIDY_SKIP_TORCH2:-0} == 1 ]]; then
+  # For builds without the tests (a project's own CI installing the tool).
+  echo "setup: LibTorch 2.6 test headers skipped (LIBTORCH_TIDY_SKIP_TORCH2=1)"
+elif [[ $(cat "$torch2/VERSION" 2>/dev/null) == 2.6.* &&
       -f $torch2/usr/include/torch/csrc/api/include/torch/torch.h ]]; then
   echo "setup: LibTorch $(cat "$torch2/VERSION") headers present in $torch2"
 else
