@@ -613,7 +613,7 @@ public:
                    S->getString().starts_with("cuda"));
   }
   bool VisitValueDecl(ValueDecl *D) {
-    Generic |= isa<ParmVarDecl, FieldDecl>(D) &&
+    Generic |= isa<ParmVarDecl, FieldDecl>(D) && isUserCode(D->getLocation()) &&
                utils::isDeviceValueType(D->getType());
     return true;
   }
@@ -632,8 +632,13 @@ private:
     Found |= Mention;
     return Found;
   }
+  /// Device-generic code counts in the project's own files, not in a
+  /// library's headers found on the system include path.
+  bool isUserCode(SourceLocation Loc) const {
+    return Loc.isValid() && !SM.isInSystemHeader(SM.getExpansionLoc(Loc));
+  }
   void noteGeneric(const Expr *E) {
-    if (!Generic && !E->isValueDependent())
+    if (!Generic && !E->isValueDependent() && isUserCode(E->getExprLoc()))
       Generic = Devices.isDeviceGenericUse(E);
   }
   const SourceManager &SM;
