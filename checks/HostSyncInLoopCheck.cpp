@@ -275,6 +275,7 @@ private:
   void walk(const Stmt *S, WalkResult &R, unsigned Depth);
   const Summary &summarize(const FunctionDecl *FD, unsigned Depth);
   std::optional<FoundSync> classify(const Expr *E);
+  std::optional<FoundSync> classifyUnresolved(const Expr *Member);
   bool isTimingSync(const Expr *E);
   bool isTrainingLoop(const Stmt *Loop);
   bool containsTrainingStep(const Stmt *S, unsigned CallBudget);
@@ -474,6 +475,22 @@ bool SyncAnalysis::resultIsDereferenced(const Expr *Call) {
   return false;
 }
 
+/// `x.template item<T>()` or `x.cpu()` left unresolved in a template, on an
+/// object declared as a tensor.
+std::optional<FoundSync>
+SyncAnalysis::classifyUnresolved(const Expr *Member) {
+  llvm::StringRef Name = memberName(Member);
+  if ((Name != "item" && Name != "cpu") ||
+      Devices.ofTensor(memberBase(Member)) == DeviceKind::Cpu)
+    return std::nullopt;
+  const SyncKind &Kind = Name == "item" ? ItemSync : CpuCopySync;
+  FoundSync F;
+  F.Sync = Member; // reported at the name, as in an instantiation
+  F.Kind = &Kind;
+  F.What = Kind.What;
+  return F;
+}
+
 std::optional<FoundSync> SyncAnalysis::classify(const Expr *E) {
   auto found = [&](const SyncKind &Kind, llvm::StringRef Name = "") {
     FoundSync F;
@@ -511,15 +528,8 @@ std::optional<FoundSync> SyncAnalysis::classify(const Expr *E) {
       return found(DataPtrSync);
     return std::nullopt;
   }
-  if (const Expr *Member = dependentTensorCallee(E)) {
-    llvm::StringRef Name = memberName(Member);
-    if ((Name != "item" && Name != "cpu") || onCpu(memberBase(Member)))
-      return std::nullopt;
-    std::optional<FoundSync> F =
-        found(Name == "item" ? ItemSync : CpuCopySync);
-    F->Sync = Member; // reported at the name, as in an instantiation
-    return F;
-  }
+  if (const Expr *Member = dependentTensorCallee(E))
+    return classifyUnresolved(Member);
   const auto *CE = dyn_cast<CallExpr>(E);
   if (!CE)
     return std::nullopt;

@@ -222,6 +222,25 @@ DeviceKind DeviceAnalysis::ofVariable(const Expr *Ref, Fn &&Of) {
   return Result;
 }
 
+/// The devices of `cond ? a : b`, `t.device()` and `t.options()`;
+/// std::nullopt for other expressions.
+std::optional<DeviceKind> DeviceAnalysis::ofDeviceChoice(const Expr *E,
+                                                         unsigned Depth) {
+  // `cond ? kCPU : kCUDA`: the arm a constant flag selects, else both.
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
+    if (std::optional<bool> V = constantCondition(CO->getCond()))
+      return ofDevice(*V ? CO->getTrueExpr() : CO->getFalseExpr(), Depth + 1);
+    return combine(ofDevice(CO->getTrueExpr(), Depth + 1),
+                   ofDevice(CO->getFalseExpr(), Depth + 1));
+  }
+  // t.device(), t.options(): where t is.
+  if (const CXXMethodDecl *M = tensorMethod(E);
+      M && (M->getName() == "device" || M->getName() == "options"))
+    return ofTensor(cast<CXXMemberCallExpr>(E)->getImplicitObjectArgument(),
+                    Depth + 1);
+  return std::nullopt;
+}
+
 DeviceKind DeviceAnalysis::ofDevice(const Expr *E, unsigned Depth) {
   E = ignoreWrappers(E);
   if (!E || Depth > 8)
@@ -259,18 +278,8 @@ DeviceKind DeviceAnalysis::ofDevice(const Expr *E, unsigned Depth) {
       return DeviceKind::Cuda;
     return DeviceKind::Unknown;
   }
-  // `cond ? kCPU : kCUDA`: the arm a constant flag selects, else both.
-  if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
-    if (std::optional<bool> V = constantCondition(CO->getCond()))
-      return ofDevice(*V ? CO->getTrueExpr() : CO->getFalseExpr(), Depth + 1);
-    return combine(ofDevice(CO->getTrueExpr(), Depth + 1),
-                   ofDevice(CO->getFalseExpr(), Depth + 1));
-  }
-  // t.device(), t.options(): where t is.
-  if (const CXXMethodDecl *M = tensorMethod(E);
-      M && (M->getName() == "device" || M->getName() == "options"))
-    return ofTensor(cast<CXXMemberCallExpr>(E)->getImplicitObjectArgument(),
-                    Depth + 1);
+  if (std::optional<DeviceKind> K = ofDeviceChoice(E, Depth))
+    return *K;
   // torch::device(x), options.device(x), and options chains.
   if (const auto *CE = dyn_cast<CallExpr>(E)) {
     const FunctionDecl *FD = CE->getDirectCallee();

@@ -88,6 +88,7 @@ private:
   std::optional<llvm::SmallVector<const Expr *, 4>>
   valueSources(const VarDecl *VD);
   template <typename Fn> DeviceKind ofVariable(const Expr *Ref, Fn &&Of);
+  std::optional<DeviceKind> ofDeviceChoice(const Expr *E, unsigned Depth);
 
   ASTContext &Ctx;
   llvm::DenseSet<const VarDecl *> VarsInProgress;
