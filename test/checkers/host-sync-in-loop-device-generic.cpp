@@ -12,8 +12,10 @@
 // RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.module -- -- %torch_mock_2 -DMODULE_PARAMS
 // RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.ctor -- -- %torch_mock_2 -DSTORED
 //
-// Provably CPU: silent.
+// Provably CPU (also where CUDA is named only in branches dead under
+// constant flags): silent; the same file reported once the flags may change.
 // RUN: %check_torch_tidy --check-suffix=CPU %s torch-host-sync-in-loop %t.cpu -- -- %torch_mock_2 -DCPU_ONLY
+// RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.flags -- -- %torch_mock_2 -DCPU_ONLY -DFLAGS_MAY_CHANGE
 //
 // The project never selects CUDA: device-generic code is silent; a user's
 // own word wins over what the driver detected; a TU that names CUDA is still
@@ -93,6 +95,24 @@ torch::Tensor onModelDevice(torch::nn::Module &Model, const torch::Tensor &X) {
 torch::Tensor onCpu() {
   torch::Device Device(torch::kCPU);
   torch::Tensor W = torch::zeros({2}).to(Device);
+  return torch::zeros({2}, W.options());
+}
+
+// CUDA named only where a constant flag keeps it from running.
+torch::Tensor forcedCpu() {
+  const bool UseCuda = false;
+  bool Verbose = false;
+#ifdef FLAGS_MAY_CHANGE
+  bool *Changer = &Verbose;
+  (void)Changer;
+#endif
+  torch::Device Device(torch::kCPU);
+  if (torch::cuda::is_available() && UseCuda)
+    Device = torch::Device(torch::kCUDA);
+  torch::Device Other = UseCuda ? torch::Device("cuda:0") : torch::Device("cpu");
+  torch::Tensor W = torch::zeros({2}).to(Device).to(Other);
+  if (Verbose)
+    W = W.cuda();
   return torch::zeros({2}, W.options());
 }
 #endif
