@@ -693,7 +693,16 @@ HostSyncInLoopCheck::HostSyncInLoopCheck(StringRef Name,
       CheckCpuOnlyCode(Options.get("CheckCpuOnlyCode", false)),
       ProjectSelectsCuda(Options.get("ProjectSelectsCuda", "unknown")),
       DetectedProjectSelectsCuda(
-          Options.get("DetectedProjectSelectsCuda", "unknown")) {}
+          Options.get("DetectedProjectSelectsCuda", "unknown")) {
+  for (llvm::StringRef Option :
+       {"ProjectSelectsCuda", "DetectedProjectSelectsCuda"}) {
+    std::string Value = Options.get(Option, "unknown").str();
+    if (Value != "true" && Value != "false" && Value != "unknown")
+      configurationDiag("invalid %0 '%1' for check '%2': expected true, "
+                        "false or unknown")
+          << Option << Value << Name;
+  }
+}
 
 void HostSyncInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "MaxCallDepth", MaxCallDepth);

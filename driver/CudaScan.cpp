@@ -5,6 +5,8 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Errc.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -97,7 +99,11 @@ std::optional<bool> projectSelectsCuda(const std::vector<std::string> &Files) {
     Queue.pop_back();
     if (!Seen.insert(Path).second)
       continue;
-    auto Buffer = llvm::MemoryBuffer::getFile(Path);
+    // Regular files only: reading a named pipe would block the run.
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
+        llvm::errc::invalid_argument;
+    if (llvm::sys::fs::is_regular_file(Path))
+      Buffer = llvm::MemoryBuffer::getFile(Path);
     if (!Buffer) {
       if (Listed)
         return std::nullopt;

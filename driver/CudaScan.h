@@ -23,7 +23,8 @@ namespace clang::tidy::torch {
 bool selectsCuda(llvm::StringRef Text);
 
 /// Whether any of \p Files, or a header they include with quotes found next
-/// to the including file, selects CUDA; std::nullopt when a file of \p Files
+/// to the including file, selects CUDA (regular files only: a named pipe is
+/// not read); std::nullopt when a file of \p Files
 /// cannot be read.
 std::optional<bool> projectSelectsCuda(const std::vector<std::string> &Files);
 
