@@ -234,8 +234,8 @@ const Expr *dependentTensorCallee(const Expr *E) {
 
 /// The name of the member a template's unresolved call names, or "".
 llvm::StringRef dependentMemberName(const CallExpr *CE) {
-  const Expr *Callee = CE->getCallee() ? CE->getCallee()->IgnoreParens()
-                                       : nullptr;
+  const Expr *Callee =
+      CE->getCallee() ? CE->getCallee()->IgnoreParens() : nullptr;
   if (!isa_and_nonnull<UnresolvedMemberExpr, CXXDependentScopeMemberExpr>(
           Callee))
     return "";
@@ -477,8 +477,7 @@ bool SyncAnalysis::resultIsDereferenced(const Expr *Call) {
 
 /// `x.template item<T>()` or `x.cpu()` left unresolved in a template, on an
 /// object declared as a tensor.
-std::optional<FoundSync>
-SyncAnalysis::classifyUnresolved(const Expr *Member) {
+std::optional<FoundSync> SyncAnalysis::classifyUnresolved(const Expr *Member) {
   llvm::StringRef Name = memberName(Member);
   if ((Name != "item" && Name != "cpu") ||
       Devices.ofTensor(memberBase(Member)) == DeviceKind::Cpu)

@@ -74,8 +74,8 @@ bool selectsCuda(llvm::StringRef Text) {
                             const clang::Token &Prev, const clang::Token &Tok) {
     if (CudaCall && Tok.is(tok::l_paren))
       return true;
-    CudaCall = isIdentifier(Tok, "cuda") && Prev.isOneOf(tok::period,
-                                                          tok::arrow);
+    CudaCall =
+        isIdentifier(Tok, "cuda") && Prev.isOneOf(tok::period, tok::arrow);
     if (isIdentifier(Tok, "kCUDA"))
       return true;
     if (isIdentifier(Tok, "CUDA") && Prev.is(tok::coloncolon))

@@ -59,8 +59,9 @@ bool writeJson(llvm::StringRef Path, llvm::json::Value V, std::string &Error) {
 /// DetectedProjectSelectsCuda). As a --config that inherits the .clang-tidy
 /// files; left out when the command line has its own --config or
 /// --config-file, which it would replace.
-std::vector<std::string> withProjectFacts(std::vector<std::string> Args,
-                                          const std::vector<std::string> &Files) {
+std::vector<std::string>
+withProjectFacts(std::vector<std::string> Args,
+                 const std::vector<std::string> &Files) {
   for (llvm::StringRef A : Args)
     if (A.ltrim('-').starts_with("config"))
       return Args;

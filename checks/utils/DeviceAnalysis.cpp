@@ -393,17 +393,17 @@ bool mayChange(const VarDecl *VD, ASTContext &Ctx) {
     return true;
   auto RefToVar =
       ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))));
-  auto MutableRef = parmVarDecl(
-      hasType(referenceType(pointee(unless(isConstQualified())))));
-  auto Change = stmt(anyOf(
-      binaryOperator(isAssignmentOperator(), hasLHS(RefToVar)),
-      unaryOperator(hasAnyOperatorName("&", "++", "--"),
-                    hasUnaryOperand(RefToVar)),
-      callExpr(forEachArgumentWithParam(RefToVar, MutableRef)),
-      cxxConstructExpr(forEachArgumentWithParam(RefToVar, MutableRef))));
-  auto RefBinding = varDecl(
-      hasType(referenceType(pointee(unless(isConstQualified())))),
-      hasInitializer(RefToVar));
+  auto MutableRef =
+      parmVarDecl(hasType(referenceType(pointee(unless(isConstQualified())))));
+  auto Change = stmt(
+      anyOf(binaryOperator(isAssignmentOperator(), hasLHS(RefToVar)),
+            unaryOperator(hasAnyOperatorName("&", "++", "--"),
+                          hasUnaryOperand(RefToVar)),
+            callExpr(forEachArgumentWithParam(RefToVar, MutableRef)),
+            cxxConstructExpr(forEachArgumentWithParam(RefToVar, MutableRef))));
+  auto RefBinding =
+      varDecl(hasType(referenceType(pointee(unless(isConstQualified())))),
+              hasInitializer(RefToVar));
   return !match(stmt(anyOf(hasDescendant(Change), hasDescendant(RefBinding))),
                 *Fn->getBody(), Ctx)
               .empty();
