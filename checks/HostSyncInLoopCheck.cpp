@@ -184,6 +184,64 @@ bool isInAssert(SourceLocation Loc, const SourceManager &SM,
   return false;
 }
 
+/// The base object of a member access a template leaves unresolved.
+const Expr *memberBase(const Expr *Member) {
+  if (const auto *U = dyn_cast<UnresolvedMemberExpr>(Member))
+    return U->isImplicitAccess() ? nullptr : U->getBase();
+  if (const auto *D = dyn_cast<CXXDependentScopeMemberExpr>(Member))
+    return D->isImplicitAccess() ? nullptr : D->getBase();
+  return nullptr;
+}
+
+llvm::StringRef memberName(const Expr *Member) {
+  DeclarationName Name;
+  if (const auto *U = dyn_cast<UnresolvedMemberExpr>(Member))
+    Name = U->getMemberName();
+  else if (const auto *D = dyn_cast<CXXDependentScopeMemberExpr>(Member))
+    Name = D->getMember();
+  return Name.isIdentifier() ? Name.getAsIdentifierInfo()->getName() : "";
+}
+
+/// Whether \p Base is declared as a tensor: its type is at::Tensor, or it
+/// names a variable, parameter or member declared as one.
+bool isDeclaredTensor(const Expr *Base) {
+  if (!Base)
+    return false;
+  Base = Base->IgnoreParenImpCasts();
+  if (!Base->isTypeDependent() && isTensorType(Base->getType()))
+    return true;
+  const ValueDecl *D = nullptr;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Base))
+    D = Ref->getDecl();
+  else if (const auto *ME = dyn_cast<MemberExpr>(Base))
+    D = ME->getMemberDecl();
+  return D && !D->getType()->isDependentType() && isTensorType(D->getType());
+}
+
+/// For a call in a template that nothing instantiates, `x.template
+/// item<T>()` where x is declared a tensor: the unresolved member expression
+/// it calls. Null for any other call.
+const Expr *dependentTensorCallee(const Expr *E) {
+  const auto *CE = dyn_cast<CallExpr>(E);
+  if (!CE || isa<CXXMemberCallExpr>(CE) || !CE->getCallee())
+    return nullptr;
+  const Expr *Callee = CE->getCallee()->IgnoreParens();
+  if (!isa<UnresolvedMemberExpr, CXXDependentScopeMemberExpr>(Callee) ||
+      !isDeclaredTensor(memberBase(Callee)))
+    return nullptr;
+  return Callee;
+}
+
+/// The name of the member a template's unresolved call names, or "".
+llvm::StringRef dependentMemberName(const CallExpr *CE) {
+  const Expr *Callee =
+      CE->getCallee() ? CE->getCallee()->IgnoreParens() : nullptr;
+  if (!isa_and_nonnull<UnresolvedMemberExpr, CXXDependentScopeMemberExpr>(
+          Callee))
+    return "";
+  return memberName(Callee);
+}
+
 } // namespace
 
 class SyncAnalysis {
@@ -217,6 +275,7 @@ private:
   void walk(const Stmt *S, WalkResult &R, unsigned Depth);
   const Summary &summarize(const FunctionDecl *FD, unsigned Depth);
   std::optional<FoundSync> classify(const Expr *E);
+  std::optional<FoundSync> classifyUnresolved(const Expr *Member);
   bool isTimingSync(const Expr *E);
   bool isTrainingLoop(const Stmt *Loop);
   bool containsTrainingStep(const Stmt *S, unsigned CallBudget);
@@ -250,16 +309,20 @@ void SyncAnalysis::walk(const Stmt *S, WalkResult &R, unsigned Depth) {
     walk(If->getInit(), R, Depth);
     walk(If->getConditionVariableDeclStmt(), R, Depth);
     walk(If->getCond(), R, Depth);
-    if (!hasRemainder(If->getCond()) && !isEarlyExit(If->getThen()))
+    // A branch dead under a constant flag (`bool verbose = false;`) never
+    // runs.
+    std::optional<bool> Constant = Devices.constantCondition(If->getCond());
+    if (!hasRemainder(If->getCond()) && !isEarlyExit(If->getThen()) &&
+        Constant != false)
       walk(If->getThen(), R, Depth);
-    if (!isEarlyExit(If->getElse()))
+    if (!isEarlyExit(If->getElse()) && Constant != true)
       walk(If->getElse(), R, Depth);
     return;
   }
   if (const auto *E = dyn_cast<Expr>(S)) {
     if (std::optional<FoundSync> Found = classify(E)) {
       if (!isInAssert(E->getExprLoc(), SM, LangOpts) && !isTimingSync(E))
-        R.Sites.push_back({E, *Found});
+        R.Sites.push_back({Found->Sync, *Found});
     } else if (const auto *CE = dyn_cast<CallExpr>(E)) {
       const FunctionDecl *FD = CE->getDirectCallee();
       if (FD && Depth < MaxCallDepth && isUserFunction(FD, SM) &&
@@ -318,6 +381,12 @@ bool SyncAnalysis::containsTrainingStep(const Stmt *S, unsigned CallBudget) {
   if (!S || isa<LambdaExpr>(S))
     return false;
   if (const auto *CE = dyn_cast<CallExpr>(S)) {
+    // In a template: `model->forward(x)`, `optimizer.step()` on objects of
+    // a dependent type.
+    llvm::StringRef Dependent = dependentMemberName(CE);
+    if (Dependent == "backward" || Dependent == "forward" ||
+        Dependent == "step")
+      return true;
     const FunctionDecl *FD = CE->getDirectCallee();
     if (FD && FD->getIdentifier()) {
       llvm::StringRef Name = FD->getName();
@@ -406,6 +475,21 @@ bool SyncAnalysis::resultIsDereferenced(const Expr *Call) {
   return false;
 }
 
+/// `x.template item<T>()` or `x.cpu()` left unresolved in a template, on an
+/// object declared as a tensor.
+std::optional<FoundSync> SyncAnalysis::classifyUnresolved(const Expr *Member) {
+  llvm::StringRef Name = memberName(Member);
+  if ((Name != "item" && Name != "cpu") ||
+      Devices.ofTensor(memberBase(Member)) == DeviceKind::Cpu)
+    return std::nullopt;
+  const SyncKind &Kind = Name == "item" ? ItemSync : CpuCopySync;
+  FoundSync F;
+  F.Sync = Member; // reported at the name, as in an instantiation
+  F.Kind = &Kind;
+  F.What = Kind.What;
+  return F;
+}
+
 std::optional<FoundSync> SyncAnalysis::classify(const Expr *E) {
   auto found = [&](const SyncKind &Kind, llvm::StringRef Name = "") {
     FoundSync F;
@@ -443,6 +527,8 @@ std::optional<FoundSync> SyncAnalysis::classify(const Expr *E) {
       return found(DataPtrSync);
     return std::nullopt;
   }
+  if (const Expr *Member = dependentTensorCallee(E))
+    return classifyUnresolved(Member);
   const auto *CE = dyn_cast<CallExpr>(E);
   if (!CE)
     return std::nullopt;
@@ -482,13 +568,17 @@ std::optional<FoundSync> SyncAnalysis::classify(const Expr *E) {
 
 namespace {
 
-/// Finds, in the code outside LibTorch and the system headers, any sign that
-/// tensors may live on a CUDA device: a name with "cuda" in it (kCUDA,
-/// DeviceType::CUDA, cuda(), torch::cuda::...), a torch::Device, or a
-/// "cuda..." string.
-class CudaMentionFinder : public RecursiveASTVisitor<CudaMentionFinder> {
+/// Finds, in the code outside LibTorch's headers, the signs that tensors
+/// may live on a CUDA device. A CUDA selection: a name with "cuda" in it
+/// (kCUDA, DeviceType::CUDA, cuda(), torch::cuda::...) or a "cuda..." string.
+/// Device-generic code: a Device, DeviceType or TensorOptions parameter or
+/// member, a local one not provably the CPU's, `t.device()` or `t.options()`
+/// of a tensor not provably on the CPU. Branches dead under constant flags
+/// (`bool force_cpu = true; if (!force_cpu) ...`) show neither.
+class DeviceUseFinder : public RecursiveASTVisitor<DeviceUseFinder> {
 public:
-  explicit CudaMentionFinder(const SourceManager &SM) : SM(SM) {}
+  DeviceUseFinder(ASTContext &Ctx, const SourceManager &SM)
+      : SM(SM), Devices(Ctx) {}
 
   bool TraverseDecl(Decl *D) {
     if (D && !isa<TranslationUnitDecl>(D) &&
@@ -498,13 +588,33 @@ public:
   }
   bool shouldVisitTemplateInstantiations() const { return true; }
 
+  /// Only the live branch of a condition a constant flag decides; the
+  /// condition itself selects nothing.
+  bool TraverseIfStmt(IfStmt *If) {
+    std::optional<bool> V = Devices.constantCondition(If->getCond());
+    if (!V)
+      return RecursiveASTVisitor::TraverseIfStmt(If);
+    return TraverseStmt(If->getInit()) &&
+           TraverseStmt(If->getConditionVariableDeclStmt()) &&
+           TraverseStmt(*V ? If->getThen() : If->getElse());
+  }
+  bool TraverseConditionalOperator(ConditionalOperator *CO) {
+    std::optional<bool> V = Devices.constantCondition(CO->getCond());
+    if (!V)
+      return RecursiveASTVisitor::TraverseConditionalOperator(CO);
+    return TraverseStmt(*V ? CO->getTrueExpr() : CO->getFalseExpr());
+  }
+
   bool VisitDeclRefExpr(DeclRefExpr *E) {
+    noteGeneric(E);
     return !noteIf(isCudaName(E->getDecl()));
   }
   bool VisitMemberExpr(MemberExpr *E) {
+    noteGeneric(E);
     return !noteIf(isCudaName(E->getMemberDecl()));
   }
   bool VisitCallExpr(CallExpr *E) {
+    noteGeneric(E);
     return !noteIf(isCudaName(E->getDirectCallee()));
   }
   bool VisitStringLiteral(StringLiteral *S) {
@@ -512,11 +622,13 @@ public:
                    S->getString().starts_with("cuda"));
   }
   bool VisitValueDecl(ValueDecl *D) {
-    const auto *RD = D->getType().getNonReferenceType()->getAsCXXRecordDecl();
-    return !noteIf(RD && RD->getIdentifier() && RD->getName() == "Device");
+    Generic |= isa<ParmVarDecl, FieldDecl>(D) && isUserCode(D->getLocation()) &&
+               utils::isDeviceValueType(D->getType());
+    return true;
   }
 
   bool Found = false;
+  bool Generic = false;
 
 private:
   static bool isCudaName(const NamedDecl *D) {
@@ -529,7 +641,17 @@ private:
     Found |= Mention;
     return Found;
   }
+  /// Device-generic code counts in the project's own files, not in a
+  /// library's headers found on the system include path.
+  bool isUserCode(SourceLocation Loc) const {
+    return Loc.isValid() && !SM.isInSystemHeader(SM.getExpansionLoc(Loc));
+  }
+  void noteGeneric(const Expr *E) {
+    if (!Generic && !E->isValueDependent() && isUserCode(E->getExprLoc()))
+      Generic = Devices.isDeviceGenericUse(E);
+  }
   const SourceManager &SM;
+  utils::DeviceAnalysis Devices;
 };
 
 /// The LibTorch dtype that holds values of a host arithmetic type.
@@ -567,11 +689,32 @@ HostSyncInLoopCheck::HostSyncInLoopCheck(StringRef Name,
                                          ClangTidyContext *Context)
     : TorchCheck(Name, Context),
       MaxCallDepth(Options.get("MaxCallDepth", 3U)),
-      CheckCpuOnlyCode(Options.get("CheckCpuOnlyCode", false)) {}
+      CheckCpuOnlyCode(Options.get("CheckCpuOnlyCode", false)),
+      ProjectSelectsCuda(Options.get("ProjectSelectsCuda", "unknown")),
+      DetectedProjectSelectsCuda(
+          Options.get("DetectedProjectSelectsCuda", "unknown")) {
+  for (llvm::StringRef Option :
+       {"ProjectSelectsCuda", "DetectedProjectSelectsCuda"}) {
+    std::string Value = Options.get(Option, "unknown").str();
+    if (Value != "true" && Value != "false" && Value != "unknown")
+      configurationDiag("invalid %0 '%1' for check '%2': expected true, "
+                        "false or unknown")
+          << Option << Value << Name;
+  }
+}
 
 void HostSyncInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "MaxCallDepth", MaxCallDepth);
   Options.store(Opts, "CheckCpuOnlyCode", CheckCpuOnlyCode);
+  Options.store(Opts, "ProjectSelectsCuda", ProjectSelectsCuda);
+}
+
+bool HostSyncInLoopCheck::projectNeverSelectsCuda() const {
+  // The user's word first; else what a whole-project run found.
+  llvm::StringRef Said = ProjectSelectsCuda;
+  if (Said == "unknown")
+    Said = DetectedProjectSelectsCuda;
+  return Said == "false";
 }
 
 HostSyncInLoopCheck::~HostSyncInLoopCheck() = default;
@@ -580,6 +723,7 @@ void HostSyncInLoopCheck::onStartOfTranslationUnit() {
   Analysis.reset();
   Reported.clear();
   MentionsCuda.reset();
+  DeviceGeneric = false;
 }
 
 void HostSyncInLoopCheck::onEndOfTranslationUnit() { Analysis.reset(); }
@@ -791,13 +935,16 @@ void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
       !isLoop(Loop, Ctx))
     return;
   // Code that never mentions a CUDA device runs on the CPU, where these calls
-  // wait for nothing.
+  // wait for nothing; device-generic code runs where its callers say, unless
+  // the project never selects CUDA.
   if (!MentionsCuda) {
-    CudaMentionFinder Finder(SM);
+    DeviceUseFinder Finder(Ctx, SM);
     Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
     MentionsCuda = Finder.Found;
+    DeviceGeneric = Finder.Generic;
   }
-  if (!*MentionsCuda && !CheckCpuOnlyCode)
+  if (!*MentionsCuda && !CheckCpuOnlyCode &&
+      (!DeviceGeneric || projectNeverSelectsCuda()))
     return;
   // Loops in template instantiations are analyzed with their real types; a
   // site seen in several instantiations is reported once.

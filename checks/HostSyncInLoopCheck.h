@@ -7,6 +7,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace clang::tidy::torch {
 
@@ -32,10 +33,18 @@ public:
   ~HostSyncInLoopCheck() override;
 
 private:
+  bool projectNeverSelectsCuda() const;
+
   const unsigned MaxCallDepth;
   const bool CheckCpuOnlyCode;
+  /// true, false or unknown: whether any file of the project selects CUDA,
+  /// as the user says it, and as a whole-project run of the driver found.
+  const std::string ProjectSelectsCuda;
+  const std::string DetectedProjectSelectsCuda;
   /// Whether the translation unit mentions a CUDA device at all.
   std::optional<bool> MentionsCuda;
+  /// Whether it holds device-generic code: a device it receives.
+  bool DeviceGeneric = false;
   /// Per translation unit: function summaries, and the sites already
   /// reported (a template's loop is seen once per instantiation).
   std::unique_ptr<SyncAnalysis> Analysis;

@@ -1,6 +1,7 @@
 //===--- ProjectRun.cpp - libtorch-tidy -----------------------------------===//
 
 #include "ProjectRun.h"
+#include "CudaScan.h"
 #include "FindingsExport.h"
 #include "TempFiles.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
@@ -53,6 +54,27 @@ bool writeJson(llvm::StringRef Path, llvm::json::Value V, std::string &Error) {
   return Error.empty();
 }
 
+/// \p Args with what only the whole project knows given to the checks:
+/// whether any file selects CUDA (torch-host-sync-in-loop's
+/// DetectedProjectSelectsCuda). As a --config that inherits the .clang-tidy
+/// files; left out when the command line has its own --config or
+/// --config-file, which it would replace.
+std::vector<std::string>
+withProjectFacts(std::vector<std::string> Args,
+                 const std::vector<std::string> &Files) {
+  for (llvm::StringRef A : Args)
+    if (A.ltrim('-').starts_with("config"))
+      return Args;
+  std::optional<bool> Cuda = projectSelectsCuda(Files);
+  if (!Cuda)
+    return Args;
+  Args.push_back(std::string("--config={InheritParentConfig: true, "
+                             "CheckOptions: {torch-host-sync-in-loop."
+                             "DetectedProjectSelectsCuda: ") +
+                 (*Cuda ? "true" : "false") + "}}");
+  return Args;
+}
+
 } // namespace
 
 int runProject(const ProjectOptions &O) {
@@ -80,6 +102,7 @@ int runProject(const ProjectOptions &O) {
                  << ": the compilation database lists no files\n";
     return 2;
   }
+  std::vector<std::string> Args = withProjectFacts(O.Args, Files);
   unsigned Jobs = O.Jobs ? O.Jobs : std::thread::hardware_concurrency();
   // --fix in two processes at once could rewrite a shared header twice.
   if (O.Fix || Jobs == 0)
@@ -126,7 +149,7 @@ int runProject(const ProjectOptions &O) {
     C.Err = Dir;
     llvm::sys::path::append(C.Err, N + ".err");
     std::vector<std::string> Argv = {O.Self};
-    Argv.insert(Argv.end(), O.Args.begin(), O.Args.end());
+    Argv.insert(Argv.end(), Args.begin(), Args.end());
     if (!O.Findings.empty()) {
       C.Findings = Dir;
       llvm::sys::path::append(C.Findings, N + ".findings.json");

@@ -1,6 +1,7 @@
 //===--- DeviceAnalysis.cpp - libtorch-tidy -------------------------------===//
 
 #include "DeviceAnalysis.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang::ast_matchers;
@@ -189,8 +190,12 @@ DeviceAnalysis::valueSources(const VarDecl *VD) {
                                         hasArgument(0, RefToVar))
                         .bind("assign")),
             *Fn->getBody(), Ctx);
-  for (const auto &Node : Assignments)
-    Sources.push_back(Node.getNodeAs<CXXOperatorCallExpr>("assign")->getArg(1));
+  for (const auto &Node : Assignments) {
+    const auto *Assign = Node.getNodeAs<CXXOperatorCallExpr>("assign");
+    // `if (!force_cpu) dev = kCUDA;` under a constant flag never runs.
+    if (!isInDeadBranch(Assign))
+      Sources.push_back(Assign->getArg(1));
+  }
   return Sources;
 }
 
@@ -215,6 +220,25 @@ DeviceKind DeviceAnalysis::ofVariable(const Expr *Ref, Fn &&Of) {
   }
   VarsInProgress.erase(VD);
   return Result;
+}
+
+/// The devices of `cond ? a : b`, `t.device()` and `t.options()`;
+/// std::nullopt for other expressions.
+std::optional<DeviceKind> DeviceAnalysis::ofDeviceChoice(const Expr *E,
+                                                         unsigned Depth) {
+  // `cond ? kCPU : kCUDA`: the arm a constant flag selects, else both.
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E)) {
+    if (std::optional<bool> V = constantCondition(CO->getCond()))
+      return ofDevice(*V ? CO->getTrueExpr() : CO->getFalseExpr(), Depth + 1);
+    return combine(ofDevice(CO->getTrueExpr(), Depth + 1),
+                   ofDevice(CO->getFalseExpr(), Depth + 1));
+  }
+  // t.device(), t.options(): where t is.
+  if (const CXXMethodDecl *M = tensorMethod(E);
+      M && (M->getName() == "device" || M->getName() == "options"))
+    return ofTensor(cast<CXXMemberCallExpr>(E)->getImplicitObjectArgument(),
+                    Depth + 1);
+  return std::nullopt;
 }
 
 DeviceKind DeviceAnalysis::ofDevice(const Expr *E, unsigned Depth) {
@@ -254,6 +278,8 @@ DeviceKind DeviceAnalysis::ofDevice(const Expr *E, unsigned Depth) {
       return DeviceKind::Cuda;
     return DeviceKind::Unknown;
   }
+  if (std::optional<DeviceKind> K = ofDeviceChoice(E, Depth))
+    return *K;
   // torch::device(x), options.device(x), and options chains.
   if (const auto *CE = dyn_cast<CallExpr>(E)) {
     const FunctionDecl *FD = CE->getDirectCallee();
@@ -350,4 +376,135 @@ DeviceKind DeviceAnalysis::ofTensor(const Expr *E, unsigned Depth) {
   }
   return DeviceKind::Unknown;
 }
+
+bool isDeviceValueType(QualType T) {
+  return isRecordNamed(T, "Device") || isRecordNamed(T, "TensorOptions") ||
+         isEnumNamed(T, "DeviceType");
+}
+
+namespace {
+
+/// Whether something in the function of \p VD may change it: an assignment,
+/// an increment, its address, a non-const reference bound to it.
+bool mayChange(const VarDecl *VD, ASTContext &Ctx) {
+  const auto *Fn =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (!Fn || !Fn->getBody())
+    return true;
+  auto RefToVar =
+      ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))));
+  auto MutableRef =
+      parmVarDecl(hasType(referenceType(pointee(unless(isConstQualified())))));
+  auto Change = stmt(
+      anyOf(binaryOperator(isAssignmentOperator(), hasLHS(RefToVar)),
+            unaryOperator(hasAnyOperatorName("&", "++", "--"),
+                          hasUnaryOperand(RefToVar)),
+            callExpr(forEachArgumentWithParam(RefToVar, MutableRef)),
+            cxxConstructExpr(forEachArgumentWithParam(RefToVar, MutableRef))));
+  auto RefBinding =
+      varDecl(hasType(referenceType(pointee(unless(isConstQualified())))),
+              hasInitializer(RefToVar));
+  return !match(stmt(anyOf(hasDescendant(Change), hasDescendant(RefBinding))),
+                *Fn->getBody(), Ctx)
+              .empty();
+}
+
+} // namespace
+
+std::optional<bool> constantFlagValue(const VarDecl *VD, ASTContext &Ctx) {
+  if (!VD || isa<ParmVarDecl>(VD))
+    return std::nullopt;
+  QualType T = VD->getType();
+  const Expr *Init = VD->getInit();
+  if (!Init || T->isReferenceType() || Init->isValueDependent() ||
+      !(T->isBooleanType() || T->isIntegerType()))
+    return std::nullopt;
+  bool Value = false;
+  // const and constexpr, local or at namespace scope: the compiler knows it.
+  if (T.isConstQualified())
+    return Init->EvaluateAsBooleanCondition(Value, Ctx)
+               ? std::optional<bool>(Value)
+               : std::nullopt;
+  const Expr *Literal = Init->IgnoreParenImpCasts();
+  if (!VD->hasLocalStorage() ||
+      !isa<CXXBoolLiteralExpr, IntegerLiteral>(Literal) ||
+      !Literal->EvaluateAsBooleanCondition(Value, Ctx) || mayChange(VD, Ctx))
+    return std::nullopt;
+  return Value;
+}
+
+std::optional<bool> DeviceAnalysis::constantCondition(const Expr *Cond) {
+  if (!Cond)
+    return std::nullopt;
+  Cond = Cond->IgnoreParenImpCasts();
+  if (Cond->isValueDependent() || Cond->isTypeDependent())
+    return std::nullopt;
+  if (const auto *U = dyn_cast<UnaryOperator>(Cond);
+      U && U->getOpcode() == UO_LNot) {
+    std::optional<bool> V = constantCondition(U->getSubExpr());
+    return V ? std::optional<bool>(!*V) : std::nullopt;
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(Cond); B && B->isLogicalOp()) {
+    const bool IsAnd = B->getOpcode() == BO_LAnd;
+    std::optional<bool> L = constantCondition(B->getLHS());
+    std::optional<bool> R = constantCondition(B->getRHS());
+    // A false operand decides `&&`, a true one `||`.
+    if ((L && *L != IsAnd) || (R && *R != IsAnd))
+      return !IsAnd;
+    return L && R ? std::optional<bool>(IsAnd) : std::nullopt;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Cond)) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!VD)
+      return std::nullopt;
+    auto It = Flags.find(VD);
+    if (It == Flags.end())
+      It = Flags.try_emplace(VD, constantFlagValue(VD, Ctx)).first;
+    return It->second;
+  }
+  bool Value = false;
+  if (Cond->EvaluateAsBooleanCondition(Value, Ctx))
+    return Value;
+  return std::nullopt;
+}
+
+bool DeviceAnalysis::isInDeadBranch(const Stmt *S) {
+  if (!S)
+    return false;
+  DynTypedNode Node = DynTypedNode::create(*S);
+  for (unsigned Steps = 0; Steps < 64; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty() || Parents[0].get<FunctionDecl>())
+      return false;
+    const DynTypedNode &Parent = Parents[0];
+    const Stmt *Child = Node.get<Stmt>();
+    if (const auto *If = Parent.get<IfStmt>();
+        If && Child && (Child == If->getThen() || Child == If->getElse())) {
+      std::optional<bool> V = constantCondition(If->getCond());
+      if (V && *V == (Child == If->getElse()))
+        return true;
+    }
+    Node = Parent;
+  }
+  return false;
+}
+
+bool DeviceAnalysis::isDeviceGenericUse(const Expr *E) {
+  if (!E)
+    return false;
+  if (const CXXMethodDecl *M = tensorMethod(E))
+    return (M->getName() == "device" || M->getName() == "options") &&
+           ofDevice(E) != DeviceKind::Cpu;
+  const ValueDecl *D = nullptr;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    D = Ref->getDecl();
+  else if (const auto *ME = dyn_cast<MemberExpr>(E))
+    D = ME->getMemberDecl();
+  if (!D || !isDeviceValueType(D->getType()))
+    return false;
+  if (isa<ParmVarDecl, FieldDecl>(D))
+    return true;
+  return ofDevice(E) != DeviceKind::Cpu;
+}
+
 } // namespace clang::tidy::torch::utils

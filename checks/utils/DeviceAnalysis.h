@@ -12,6 +12,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include <initializer_list>
@@ -52,6 +53,13 @@ const Expr *deviceTargetOfTo(const CXXMemberCallExpr *Call);
 bool isDataLoaderBatch(const Expr *E);
 /// The tensor factories whose result is on the device of their options.
 bool isTensorFactory(const FunctionDecl *FD);
+/// A Device, DeviceType or TensorOptions type, through references.
+bool isDeviceValueType(QualType T);
+/// The value of a provably constant flag: a local `bool` or integer never
+/// assigned, incremented, address-taken or bound to a non-const reference,
+/// initialized with a literal (or any const variable with a constant
+/// initializer). std::nullopt for anything else.
+std::optional<bool> constantFlagValue(const VarDecl *VD, ASTContext &Ctx);
 
 class DeviceAnalysis {
 public:
@@ -62,13 +70,29 @@ public:
   /// Which device a Device, DeviceType or TensorOptions expression names.
   DeviceKind ofDevice(const Expr *E, unsigned Depth = 0);
 
+  /// The value of a condition built only of literals, constant expressions
+  /// and provably constant flags (see isConstantFlag) with `!`, `&&`, `||`;
+  /// std::nullopt when it is not known.
+  std::optional<bool> constantCondition(const Expr *Cond);
+  /// Whether \p S lies in a branch that constant flags make dead:
+  /// `bool verbose = false; if (verbose) S;`.
+  bool isInDeadBranch(const Stmt *S);
+  /// Whether \p E, a use of a Device, DeviceType or TensorOptions value
+  /// (a variable, parameter or member holding one, or `t.device()`,
+  /// `t.options()`), may name a device other than the CPU: device-generic
+  /// code. A parameter or member may, whatever its callers pass; a local
+  /// may unless all its values are provably the CPU's.
+  bool isDeviceGenericUse(const Expr *E);
+
 private:
   std::optional<llvm::SmallVector<const Expr *, 4>>
   valueSources(const VarDecl *VD);
   template <typename Fn> DeviceKind ofVariable(const Expr *Ref, Fn &&Of);
+  std::optional<DeviceKind> ofDeviceChoice(const Expr *E, unsigned Depth);
 
   ASTContext &Ctx;
   llvm::DenseSet<const VarDecl *> VarsInProgress;
+  llvm::DenseMap<const VarDecl *, std::optional<bool>> Flags;
 };
 
 } // namespace clang::tidy::torch::utils

@@ -2,6 +2,9 @@
 // both hosts; the fixed file is compiled against the same headers.
 // REQUIRES: real-libtorch
 // RUN: %check_torch_tidy %s torch-host-sync-in-loop %t -- -- %torch_real
+// Only the device-generic function and the template trainer: a translation
+// unit that never names CUDA.
+// RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.generic -- -- %torch_real -DGENERIC_ONLY
 
 #include <torch/torch.h>
 
@@ -14,6 +17,46 @@ struct NetImpl : torch::nn::Module {
   torch::nn::Linear fc;
 };
 TORCH_MODULE(Net);
+
+// Device-generic: the device comes from the caller (main.cpp chose it).
+float trainOn(Net &model, torch::optim::SGD &optimizer,
+              const torch::Device &device, int steps) {
+  float last = 0;
+  for (int step = 0; step < steps; ++step) {
+    auto input = torch::randn({8, 4}, torch::TensorOptions().device(device));
+    optimizer.zero_grad();
+    auto loss = model->forward(input).sum();
+    loss.backward();
+    optimizer.step();
+    last = loss.item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-7]]
+    // CHECK-MESSAGES-GENERIC: :[[@LINE-2]]:17: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-8]]
+  }
+  return last;
+}
+
+// A header-only trainer that nothing here instantiates.
+template <typename T, typename ModelT, typename OptimizerT>
+T trainTemplate(ModelT &model, OptimizerT &optimizer,
+                const torch::Tensor &input, int steps) {
+  T last = 0;
+  for (int step = 0; step < steps; ++step) {
+    optimizer.zero_grad();
+    torch::Tensor loss = model->forward(input).sum();
+    loss.backward();
+    optimizer.step();
+    last = loss.template item<T>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-6]]
+    // CHECK-MESSAGES-GENERIC: :[[@LINE-2]]:26: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-7]]
+    auto host = input.cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: copying a tensor to the CPU synchronizes
+    // CHECK-MESSAGES-GENERIC: :[[@LINE-2]]:23: warning: copying a tensor to the CPU synchronizes
+    (void)host;
+  }
+  return last;
+}
+
+#ifndef GENERIC_ONLY
 
 float train(Net &model, torch::optim::SGD &optimizer, torch::Device device,
             int steps) {
@@ -57,3 +100,4 @@ void evaluate(Net &model, torch::Device device) {
     (void)first;
   }
 }
+#endif
