@@ -3,6 +3,7 @@
 
   real-code.py LABELS.tsv MIRROR_DIR [--repos REPOS.tsv] [--driver PATH]
                [--torch26 ROOT] [--jobs N] [--json OUT] [--require P,R]
+               [--cache-dir DIR] [--findings EARLIER.json]
 
 LABELS.tsv (header line, tab-separated):
   repo commit path line check verdict line_sha1 reason
@@ -23,7 +24,9 @@ where HEADERS are Debian's LibTorch 1.13 or the unpacked 2.6 root, by the
 repository's generation. A finding within 2 lines of a site of its check, or
 a note at the site's line, counts for the site. Exit status: 0, 1 when
 --require is not met, 2 on bad input (a label whose line_sha1 does not match
-the file's line is an error).
+the file's line is an error). --findings scores the findings stored by an
+earlier --json run against the labels as they are now (after new labels,
+without running the driver again).
 """
 
 import argparse
@@ -204,7 +207,8 @@ def compile_flags(repo_row, root, path, args):
 
 def run_driver(job, args):
     root, path, flags = job
-    command = [args.driver, "--checks=-*,torch-*", "--quiet",
+    cache = [f"--cache-dir={args.cache_dir}"] if args.cache_dir else []
+    command = [args.driver, "--checks=-*,torch-*", "--quiet", *cache,
                f"--header-filter={re.escape(root)}/.*", os.path.join(root, path), "--", *flags]
     out = subprocess.run(command, cwd=root, capture_output=True, text=True,
                          errors="replace", check=False)
@@ -346,6 +350,9 @@ def parse_args(argv):
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--json", help="write the results as JSON")
     p.add_argument("--require", metavar="P,R", help="exit 1 when a check's precision < P or recall < R")
+    p.add_argument("--cache-dir", help="the driver's result cache (default: the driver's own)")
+    p.add_argument("--findings", metavar="JSON",
+                   help="score the findings of an earlier --json run instead of running the driver")
     return p.parse_args(argv)
 
 
@@ -387,7 +394,10 @@ def main(argv):
         if bad:
             print("\n".join("error: " + b for b in bad), file=sys.stderr)
             return 2
-        findings, errors = analyse(labels, repos, roots, args)
+        if args.findings:
+            findings, errors = load_findings(args.findings)
+        else:
+            findings, errors = analyse(labels, repos, roots, args)
     except (InputError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -405,6 +415,15 @@ def main(argv):
     for f in failing:
         print(f"requirement not met: {f}", file=sys.stderr)
     return 1 if failing else 0
+
+
+def load_findings(path):
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    findings = {r: [tuple(f) for f in fs] for r, fs in data["findings"].items()}
+    errors = {tuple(key.split(" ", 1)): [tuple(e) for e in errs]
+              for key, errs in data["compiler_errors"].items()}
+    return findings, errors
 
 
 def write_json(path, table, findings, errors):
