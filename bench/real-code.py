@@ -1,0 +1,442 @@
+#!/usr/bin/env python3
+"""Accuracy of the torch checks on labelled sites of real LibTorch projects.
+
+  real-code.py LABELS.tsv MIRROR_DIR [--repos REPOS.tsv] [--driver PATH]
+               [--torch26 ROOT] [--jobs N] [--json OUT] [--require P,R]
+               [--cache-dir DIR] [--findings EARLIER.json]
+
+LABELS.tsv (header line, tab-separated):
+  repo commit path line check verdict line_sha1 reason
+REPOS.tsv (default: repos.tsv beside LABELS.tsv):
+  repo commit generation includes flags note
+where generation is 1.13 or 2.x, includes a comma-separated list of folders
+(relative to the repository root; './' and '../' ones relative to the
+analysed file's folder) and flags extra compiler flags (defines).
+
+MIRROR_DIR holds <owner>+<name>/repo (bare git directories, as the search
+tool's fetch brings them) or <owner>+<name>/ checkouts. The labelled commit's
+source files are extracted with git into a work folder that is kept between
+runs (--work-dir), so the driver's result cache makes re-runs fast.
+
+Every labelled file is analysed with
+  libtorch-tidy --checks='-*,torch-*' FILE -- -std=c++17 [-x c++] HEADERS INCLUDES FLAGS
+where HEADERS are Debian's LibTorch 1.13 or the unpacked 2.6 root, by the
+repository's generation. A finding within 2 lines of a site of its check, or
+a note at the site's line, counts for the site. Exit status: 0, 1 when
+--require is not met, 2 on bad input (a label whose line_sha1 does not match
+the file's line is an error). --findings scores the findings stored by an
+earlier --json run against the labels as they are now (after new labels,
+without running the driver again).
+"""
+
+import argparse
+import concurrent.futures
+import hashlib
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".cuh", ".h", ".hh",
+                   ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tpp", ".inc")
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tpp", ".cuh", ".inc")
+DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): "
+                  r"(?P<kind>warning|error|note|remark): (?P<msg>.*?)(?: \[(?P<check>[\w.,-]+)\])?$")
+LABEL_FIELDS = ["repo", "commit", "path", "line", "check", "verdict", "line_sha1", "reason"]
+REPO_FIELDS = ["repo", "commit", "generation", "includes", "flags", "note"]
+WINDOW = 2
+
+
+class InputError(Exception):
+    pass
+
+
+def read_tsv(path, fields):
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        header = f.readline().rstrip("\n").split("\t")
+        if header[:len(fields)] != fields[:len(header)] or len(header) < len(fields) - 1:
+            raise InputError(f"{path}: header must be: {' '.join(fields)}")
+        for number, text in enumerate(f, start=2):
+            text = text.rstrip("\n")
+            if not text.strip() or text.startswith("#"):
+                continue
+            cells = text.split("\t")
+            cells += [""] * (len(fields) - len(cells))
+            row = dict(zip(fields, cells))
+            row["where"] = f"{path}:{number}"
+            rows.append(row)
+    return rows
+
+
+def line_sha1(text):
+    return hashlib.sha1(text.strip().encode("utf-8", "surrogateescape")).hexdigest()[:12]
+
+
+# ----------------------------------------------------------------------------
+# Bringing the labelled commit's sources out of the mirror.
+
+def find_git_dir(mirror, repo):
+    base = os.path.join(mirror, repo.replace("/", "+"))
+    for candidate in (os.path.join(base, "repo"), os.path.join(base, ".git"), base):
+        if os.path.isdir(candidate) and os.path.isfile(os.path.join(candidate, "HEAD")):
+            return candidate, base
+    return None, base
+
+
+def git(git_dir, *args, data=None):
+    return subprocess.run(["git", "--git-dir", git_dir, *args], input=data,
+                          capture_output=True, check=False)
+
+
+def list_sources(git_dir, commit):
+    out = git(git_dir, "ls-tree", "-r", "-z", commit)
+    if out.returncode != 0:
+        raise InputError(f"{git_dir}: commit {commit} not found: "
+                         f"{out.stderr.decode(errors='replace').strip()}")
+    entries = []
+    for entry in out.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, path = entry.split(b"\t", 1)
+        kind, obj = meta.split()[1:3]
+        name = path.decode("utf-8", "surrogateescape")
+        if kind == b"blob" and name.lower().endswith(SOURCE_SUFFIXES):
+            entries.append((obj.decode(), name))
+    return entries
+
+
+def write_blobs(git_dir, entries, root):
+    """Writes each blob with one git cat-file --batch; absent blobs are skipped."""
+    request = "".join(obj + "\n" for obj, _ in entries).encode()
+    out = git(git_dir, "cat-file", "--batch", data=request).stdout
+    pos = 0
+    for _, name in entries:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) < 3 or header[1] != b"blob":
+            continue
+        size = int(header[2])
+        target = os.path.join(root, name)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(out[pos:pos + size])
+        pos += size + 1
+
+
+def extract(mirror, repo, commit, work_dir):
+    """The folder holding the repository's sources at commit."""
+    git_dir, base = find_git_dir(mirror, repo)
+    if git_dir is None:
+        if os.path.isdir(base):
+            return base  # a plain copy without git: used as it is
+        raise InputError(f"{repo}: not in {mirror} (expected {base}/repo or {base}/)")
+    root = os.path.join(work_dir, f"{repo.replace('/', '+')}@{commit[:12]}")
+    stamp = os.path.join(root, ".extracted")
+    if not os.path.exists(stamp):
+        write_blobs(git_dir, list_sources(git_dir, commit), root)
+        with open(stamp, "w", encoding="utf-8") as f:
+            f.write(commit + "\n")
+    return root
+
+
+# ----------------------------------------------------------------------------
+# Labels and the compile flags of each repository.
+
+def verify_labels(labels, roots):
+    errors = []
+    for label in labels:
+        path = os.path.join(roots[label["repo"]], label["path"])
+        try:
+            with open(path, encoding="utf-8", errors="surrogateescape") as f:
+                lines = f.read().split("\n")
+        except OSError:
+            errors.append(f"{label['where']}: {label['repo']} {label['path']}: file not found")
+            continue
+        number = int(label["line"])
+        actual = line_sha1(lines[number - 1]) if 0 < number <= len(lines) else "(no such line)"
+        if actual != label["line_sha1"]:
+            errors.append(f"{label['where']}: {label['repo']} {label['path']}:{number} "
+                          f"{label['check']}: line_sha1 {label['line_sha1']} does not match "
+                          f"the file's line ({actual})")
+    return errors
+
+
+def default_torch26():
+    env = os.environ.get("LIBTORCH_TIDY_TORCH26")
+    if env:
+        return env
+    src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.join(src, "third_party", "libtorch-2.6")
+
+
+def header_flags(generation, args):
+    if generation == "1.13":
+        if args.torch113_flags is not None:
+            return shlex.split(args.torch113_flags)
+        return ["-isystem", "/usr/include/torch/csrc/api/include"]
+    if args.torch2_flags is not None:
+        return shlex.split(args.torch2_flags)
+    root = args.torch26 or default_torch26()
+    include = os.path.join(root, "usr", "include")
+    if not os.path.isfile(os.path.join(include, "torch", "csrc", "api", "include",
+                                       "torch", "torch.h")):
+        raise InputError(f"no LibTorch 2.6 headers under {root} (give --torch26 ROOT)")
+    return ["-isystem", include, "-isystem", os.path.join(include, "torch", "csrc", "api", "include")]
+
+
+def compile_flags(repo_row, root, path, args):
+    flags = ["-std=c++17"]
+    if path.lower().endswith(HEADER_SUFFIXES):
+        flags += ["-x", "c++"]
+    flags += header_flags(repo_row.get("generation", "2.x"), args)
+    file_dir = os.path.dirname(os.path.join(root, path))
+    for include in filter(None, repo_row.get("includes", "").split(",")):
+        base = file_dir if include.startswith(("./", "../")) else root
+        flags += ["-I", os.path.normpath(os.path.join(base, include))]
+    flags += shlex.split(repo_row.get("flags", ""))
+    return flags
+
+
+# ----------------------------------------------------------------------------
+# Running the driver and reading its diagnostics.
+
+def run_driver(job, args):
+    root, path, flags = job
+    cache = [f"--cache-dir={args.cache_dir}"] if args.cache_dir else []
+    command = [args.driver, "--checks=-*,torch-*", "--quiet", *cache,
+               f"--header-filter={re.escape(root)}/.*", os.path.join(root, path), "--", *flags]
+    out = subprocess.run(command, cwd=root, capture_output=True, text=True,
+                         errors="replace", check=False)
+    return parse_output(out.stdout + "\n" + out.stderr, root)
+
+
+def relative(path, root):
+    path = os.path.normpath(path)
+    prefix = os.path.normpath(root) + os.sep
+    return path[len(prefix):] if path.startswith(prefix) else None
+
+
+def parse_output(text, root):
+    findings, errors, last_check = [], [], None
+    for raw in text.splitlines():
+        match = DIAG.match(raw)
+        if not match:
+            continue
+        path = relative(match["file"], root)
+        kind, check = match["kind"], match["check"] or ""
+        if kind == "note":
+            if path is not None and last_check:
+                findings.append((path, int(match["line"]), last_check, "note", match["msg"]))
+            continue
+        last_check = check if check.startswith("torch-") else None
+        if kind == "error" or check.startswith("clang-diagnostic-error"):
+            errors.append((path or match["file"], int(match["line"]), match["msg"]))
+        elif last_check and path is not None:
+            findings.append((path, int(match["line"]), check, "warning", match["msg"]))
+    return findings, errors
+
+
+# ----------------------------------------------------------------------------
+# Scoring.
+
+def site_hit(label, findings):
+    line = int(label["line"])
+    for path, at, check, kind, _ in findings:
+        if path != label["path"] or check != label["check"]:
+            continue
+        if (kind == "warning" and abs(at - line) <= WINDOW) or (kind == "note" and at == line):
+            return True
+    return False
+
+
+def near_any_site(finding, sites):
+    path, at, check, _, _ = finding
+    return any(s["path"] == path and s["check"] == check and abs(int(s["line"]) - at) <= WINDOW
+               for s in sites)
+
+
+def score(labels, findings_by_repo):
+    table = {}
+    for label in labels:
+        row = table.setdefault(label["check"], {"tp": 0, "true": 0, "fp": 0, "false": 0,
+                                                 "missed": [], "false_positives": []})
+        hit = site_hit(label, findings_by_repo.get(label["repo"], []))
+        if label["verdict"] == "TRUE":
+            row["true"] += 1
+            row["tp"] += hit
+            if not hit:
+                row["missed"].append(label)
+        else:
+            row["false"] += 1
+            row["fp"] += hit
+            if hit:
+                row["false_positives"].append(label)
+    for row in table.values():
+        row["precision"] = row["tp"] / (row["tp"] + row["fp"]) if row["tp"] + row["fp"] else None
+        row["recall"] = row["tp"] / row["true"] if row["true"] else None
+    return table
+
+
+def fmt(value):
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def print_table(table):
+    print(f"{'check':40} {'recall (TRUE found/total)':>26} {'FALSE hit/total':>16} {'precision':>9}")
+    total = {"tp": 0, "true": 0, "fp": 0, "false": 0}
+    for check in sorted(table):
+        row = table[check]
+        for key in total:
+            total[key] += row[key]
+        print(f"{check:40} {fmt(row['recall']):>6} ({row['tp']:3}/{row['true']:3}){'':11} "
+              f"{row['fp']:5}/{row['false']:<5}{'':5} {fmt(row['precision']):>9}")
+    precision = total["tp"] / (total["tp"] + total["fp"]) if total["tp"] + total["fp"] else None
+    recall = total["tp"] / total["true"] if total["true"] else None
+    print(f"{'overall':40} {fmt(recall):>6} ({total['tp']:3}/{total['true']:3}){'':11} "
+          f"{total['fp']:5}/{total['false']:<5}{'':5} {fmt(precision):>9}")
+
+
+def print_sites(title, table, key):
+    rows = [(check, s) for check in sorted(table) for s in table[check][key]]
+    print(f"\n{title}: {len(rows)}")
+    for check, s in rows:
+        print(f"  {s['repo']} {s['path']}:{s['line']} {check}: {s['reason']}")
+
+
+def print_unlabelled(labels, findings_by_repo):
+    print("\nunlabelled findings (for review):")
+    count = 0
+    for repo in sorted(findings_by_repo):
+        sites = [s for s in labels if s["repo"] == repo]
+        for finding in sorted(set(findings_by_repo[repo])):
+            if finding[3] == "warning" and not near_any_site(finding, sites):
+                count += 1
+                print(f"  {repo} {finding[0]}:{finding[1]} {finding[2]}: {finding[4]}")
+    print(f"  ({count})")
+
+
+def unmet(table, require):
+    if not require:
+        return []
+    p_min, r_min = (float(v) for v in require.split(","))
+    failing = []
+    for check, row in sorted(table.items()):
+        if row["precision"] is not None and row["precision"] < p_min:
+            failing.append(f"{check}: precision {fmt(row['precision'])} < {p_min}")
+        if row["recall"] is not None and row["recall"] < r_min:
+            failing.append(f"{check}: recall {fmt(row['recall'])} < {r_min}")
+    return failing
+
+
+# ----------------------------------------------------------------------------
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("labels")
+    p.add_argument("mirror")
+    p.add_argument("--repos", help="repos.tsv (default: beside LABELS)")
+    p.add_argument("--driver", default=os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "driver", "libtorch-tidy"))
+    p.add_argument("--torch26", help="root of the unpacked LibTorch 2.6 package (ROOT/usr/include)")
+    p.add_argument("--torch113-flags", help="header flags for 1.13 repositories instead of Debian's")
+    p.add_argument("--torch2-flags", help="header flags for 2.x repositories instead of the 2.6 root")
+    p.add_argument("--work-dir", default=os.path.join(
+        tempfile.gettempdir(), f"libtorch-tidy-real-code-{os.getuid()}"))
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--json", help="write the results as JSON")
+    p.add_argument("--require", metavar="P,R", help="exit 1 when a check's precision < P or recall < R")
+    p.add_argument("--cache-dir", help="the driver's result cache (default: the driver's own)")
+    p.add_argument("--findings", metavar="JSON",
+                   help="score the findings of an earlier --json run instead of running the driver")
+    return p.parse_args(argv)
+
+
+def prepare(args):
+    labels = read_tsv(args.labels, LABEL_FIELDS)
+    repos_path = args.repos or os.path.join(os.path.dirname(os.path.abspath(args.labels)), "repos.tsv")
+    repos = {r["repo"]: r for r in read_tsv(repos_path, REPO_FIELDS)}
+    for label in labels:
+        if label["verdict"] not in ("TRUE", "FALSE") or not label["line"].isdigit():
+            raise InputError(f"{label['where']}: bad verdict or line")
+        repos.setdefault(label["repo"], {"repo": label["repo"], "generation": "2.x"})
+    roots = {}
+    for repo in sorted({l["repo"] for l in labels}):
+        commits = {l["commit"] for l in labels if l["repo"] == repo}
+        if len(commits) != 1:
+            raise InputError(f"{repo}: labels name {len(commits)} commits; one per repository")
+        roots[repo] = extract(args.mirror, repo, commits.pop(), args.work_dir)
+    return labels, repos, roots
+
+
+def analyse(labels, repos, roots, args):
+    jobs = sorted({(l["repo"], l["path"]) for l in labels})
+    specs = {j: (roots[j[0]], j[1], compile_flags(repos[j[0]], roots[j[0]], j[1], args)) for j in jobs}
+    findings, errors = {}, {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = dict(zip(jobs, pool.map(lambda j: run_driver(specs[j], args), jobs)))
+    for (repo, path), (found, errs) in results.items():
+        findings.setdefault(repo, []).extend(found)
+        if errs:
+            errors[(repo, path)] = errs
+    return {r: sorted(set(f)) for r, f in findings.items()}, errors
+
+
+def main(argv):
+    args = parse_args(argv)
+    try:
+        labels, repos, roots = prepare(args)
+        bad = verify_labels(labels, roots)
+        if bad:
+            print("\n".join("error: " + b for b in bad), file=sys.stderr)
+            return 2
+        if args.findings:
+            findings, errors = load_findings(args.findings)
+        else:
+            findings, errors = analyse(labels, repos, roots, args)
+    except (InputError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    table = score(labels, findings)
+    print_table(table)
+    print_sites("missed TRUE sites", table, "missed")
+    print_sites("findings at FALSE sites", table, "false_positives")
+    print(f"\nfiles with compiler errors: {len(errors)}")
+    for (repo, path), errs in sorted(errors.items()):
+        print(f"  {repo} {path}: {len(errs)} error(s), first: {errs[0][0]}:{errs[0][1]}: {errs[0][2]}")
+    print_unlabelled(labels, findings)
+    if args.json:
+        write_json(args.json, table, findings, errors)
+    failing = unmet(table, args.require)
+    for f in failing:
+        print(f"requirement not met: {f}", file=sys.stderr)
+    return 1 if failing else 0
+
+
+def load_findings(path):
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    findings = {r: [tuple(f) for f in fs] for r, fs in data["findings"].items()}
+    errors = {tuple(key.split(" ", 1)): [tuple(e) for e in errs]
+              for key, errs in data["compiler_errors"].items()}
+    return findings, errors
+
+
+def write_json(path, table, findings, errors):
+    data = {"checks": {c: {k: v for k, v in row.items() if k not in ("missed", "false_positives")}
+                       | {"missed": [f"{s['repo']} {s['path']}:{s['line']}" for s in row["missed"]],
+                          "false_positives": [f"{s['repo']} {s['path']}:{s['line']}"
+                                              for s in row["false_positives"]]}
+                       for c, row in table.items()},
+            "findings": {r: [list(f) for f in fs] for r, fs in findings.items()},
+            "compiler_errors": {f"{r} {p}": [list(e) for e in errs] for (r, p), errs in errors.items()}}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
