@@ -547,8 +547,8 @@ void BiasAnalyzer::addArgumentFix(BiasSite &Site, const ParmVarDecl *P) {
                    "' have defaults that are not literals";
       return;
     }
-    Text += utils::sourceText(D->getSourceRange(), SM, Ctx.getLangOpts()) +
-            ", ";
+    Text +=
+        utils::sourceText(D->getSourceRange(), SM, Ctx.getLangOpts()) + ", ";
   }
   Site.Fix = BiasSite::FixKind::AddArgument;
   Site.InsertAt = Bound->Close;
@@ -561,8 +561,7 @@ const CXXMemberCallExpr *biasSetterStatement(const DeclRefExpr *Use,
                                              ASTContext &Ctx) {
   for (const DynTypedNode &P : Ctx.getParents(*Use)) {
     const auto *ME = P.get<MemberExpr>();
-    const auto *M =
-        ME ? dyn_cast<CXXMethodDecl>(ME->getMemberDecl()) : nullptr;
+    const auto *M = ME ? dyn_cast<CXXMethodDecl>(ME->getMemberDecl()) : nullptr;
     if (!M || !M->getIdentifier() || M->getName() != "bias" ||
         !isConvOptions(Ctx.getRecordType(M->getParent())))
       continue;
@@ -598,6 +597,9 @@ BiasSite BiasAnalyzer::ofVariableSetters(
   return ofBiasArgument(Last->getArg(0));
 }
 
+bool isOtherSetter(const DeclRefExpr *Use, ASTContext &Ctx);
+void limitVariableFix(BiasSite &Site, const VarDecl *VD, unsigned OtherUses);
+
 /// A local variable holding the options or the module. Its initializer
 /// decides, unless the variable is changed or used again: then the bias
 /// depends on more than this expression, or a fix-it on the initializer would
@@ -631,13 +633,7 @@ BiasSite BiasAnalyzer::ofVariable(const DeclRefExpr *Ref, bool IsOptions,
     }
     // `opts.stride(2);` keeps the bias; an assignment or a non-const
     // reference may change it.
-    bool Setter = false;
-    for (const DynTypedNode &P : Ctx.getParents(*Other))
-      if (const auto *ME = P.get<MemberExpr>())
-        if (const auto *M = dyn_cast<CXXMethodDecl>(ME->getMemberDecl()))
-          Setter = M->getIdentifier() && M->getName() != "bias" &&
-                   isConvOptions(Ctx.getRecordType(M->getParent()));
-    if (Setter)
+    if (isOtherSetter(Other, Ctx))
       continue;
     if (Mutations.isMutated(Other))
       return Unknown;
@@ -646,9 +642,27 @@ BiasSite BiasAnalyzer::ofVariable(const DeclRefExpr *Ref, bool IsOptions,
   BiasSite Site = !BiasSetters.empty() ? ofVariableSetters(VD, Ref, BiasSetters)
                   : IsOptions          ? ofOptions(VD->getInit(), Depth + 1)
                                        : ofModule(VD->getInit(), Depth + 1);
+  limitVariableFix(Site, VD, OtherUses);
+  return Site;
+}
+
+/// `opts.stride(2)` and the other setters of the options but `bias`.
+bool isOtherSetter(const DeclRefExpr *Use, ASTContext &Ctx) {
+  bool Setter = false;
+  for (const DynTypedNode &P : Ctx.getParents(*Use))
+    if (const auto *ME = P.get<MemberExpr>())
+      if (const auto *M = dyn_cast<CXXMethodDecl>(ME->getMemberDecl()))
+        Setter = M->getIdentifier() && M->getName() != "bias" &&
+                 isConvOptions(Ctx.getRecordType(M->getParent()));
+  return Setter;
+}
+
+/// No fix-it on the initializer of \p VD where it would change other uses,
+/// or where there is no expression to append to.
+void limitVariableFix(BiasSite &Site, const VarDecl *VD, unsigned OtherUses) {
   if (Site.State != Bias::On || !Site.NoFix.empty() || Site.Helper ||
       Site.FromParameter)
-    return Site;
+    return;
   if (OtherUses) {
     Site.Fix = BiasSite::FixKind::None;
     Site.NoFix =
@@ -660,7 +674,6 @@ BiasSite BiasAnalyzer::ofVariable(const DeclRefExpr *Ref, bool IsOptions,
     Site.NoFix = "options variable '" + VD->getName().str() +
                  "' is built by its declaration; set .bias(false) on it";
   }
-  return Site;
 }
 
 //===----------------------------------------------------------------------===//
@@ -843,8 +856,7 @@ void ConvBiasBeforeBatchNormCheck::registerMatchers(MatchFinder *Finder) {
                         unless(isInTemplateInstantiation()))
           .bind("push_back"),
       this);
-  Finder->addMatcher(fieldDecl(utils::isOutsideLibTorch()).bind("field"),
-                     this);
+  Finder->addMatcher(fieldDecl(utils::isOutsideLibTorch()).bind("field"), this);
 
   std::vector<StringRef> Loaders(CheckpointLoaders);
   Finder->addMatcher(
@@ -1091,6 +1103,13 @@ private:
     bool Declared;
   };
 
+  enum class UseKind { Assigned, Called, Ignored, Other };
+  struct Use {
+    UseKind Kind;
+    const Expr *E; // the value assigned, or the call
+  };
+
+  Use classify(const MemberExpr *Member);
   std::optional<BatchNormUse> consumer(const Expr *Call);
   std::optional<Assigned> assignedTo(const Stmt *Child, const Stmt *Parent);
   std::optional<BatchNormUse> consumerInNextStatement(const Assigned &Out);
@@ -1197,13 +1216,12 @@ const DeclRefExpr *overwrites(const Stmt *S, const VarDecl *Var) {
 }
 
 /// The only reference to \p Var in \p S besides \p Skip.
-const DeclRefExpr *MemberAnalysis::singleRead(const Stmt *S,
-                                              const VarDecl *Var,
+const DeclRefExpr *MemberAnalysis::singleRead(const Stmt *S, const VarDecl *Var,
                                               const DeclRefExpr *Skip) {
   const DeclRefExpr *Ref = nullptr;
   for (const BoundNodes &Found :
-       match(findAll(declRefExpr(to(varDecl(equalsNode(Var)))).bind("ref")),
-             *S, Ctx)) {
+       match(findAll(declRefExpr(to(varDecl(equalsNode(Var)))).bind("ref")), *S,
+             Ctx)) {
     const auto *R = Found.getNodeAs<DeclRefExpr>("ref");
     if (R == Skip)
       continue;
@@ -1215,8 +1233,8 @@ const DeclRefExpr *MemberAnalysis::singleRead(const Stmt *S,
 }
 
 /// The BatchNorm whose input is \p Ref.
-std::optional<BatchNormUse> MemberAnalysis::batchNormTaking(
-    const DeclRefExpr *Ref) {
+std::optional<BatchNormUse>
+MemberAnalysis::batchNormTaking(const DeclRefExpr *Ref) {
   const Stmt *RefChild = nullptr;
   const auto *BNCall = dyn_cast_or_null<Expr>(skipUp(Ref, &RefChild));
   std::optional<ModuleCall> MC = BNCall ? asModuleCall(BNCall) : std::nullopt;
@@ -1260,8 +1278,7 @@ MemberAnalysis::consumerInNextStatement(const Assigned &Out) {
   if (Flag && !Overwritten)
     return std::nullopt;
   const DeclRefExpr *Ref = singleRead(Next, Out.Var, Overwritten);
-  std::optional<BatchNormUse> BN =
-      Ref ? batchNormTaking(Ref) : std::nullopt;
+  std::optional<BatchNormUse> BN = Ref ? batchNormTaking(Ref) : std::nullopt;
   if (!BN)
     return std::nullopt;
   BN->Flag = Flag;
@@ -1274,10 +1291,11 @@ MemberAnalysis::consumerInNextStatement(const Assigned &Out) {
   return BN;
 }
 
-std::optional<std::pair<BatchNormUse, std::vector<const Expr *>>>
-MemberAnalysis::analyze(const FieldDecl *Field, const CXXRecordDecl *RD) {
+/// The expressions that build \p Field where it is declared and in the
+/// constructors' initializer lists.
+std::vector<const Expr *> initializersOf(const FieldDecl *Field,
+                                         const CXXRecordDecl *RD) {
   std::vector<const Expr *> Sources;
-  std::optional<BatchNormUse> First;
   if (const Expr *Init = Field->getInClassInitializer())
     Sources.push_back(Init);
   for (const CXXConstructorDecl *Ctor : RD->ctors()) {
@@ -1290,50 +1308,62 @@ MemberAnalysis::analyze(const FieldDecl *Field, const CXXRecordDecl *RD) {
           !isa<CXXDefaultInitExpr>(Init->getInit()))
         Sources.push_back(Init->getInit());
   }
+  return Sources;
+}
+
+/// What a use of a convolution member does.
+MemberAnalysis::Use MemberAnalysis::classify(const MemberExpr *Member) {
+  const Stmt *Child = nullptr;
+  const Stmt *Parent = skipUp(Member, &Child);
+  const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(Parent);
+  // conv = register_module(...)  /  conv = Conv2d(...)
+  if (OC && OC->getOperator() == OO_Equal && OC->getArg(0) == Child)
+    return {UseKind::Assigned, OC->getArg(1)};
+  // register_module("conv", conv)
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(Parent);
+      Call && !OC &&
+      isTorchNnModuleMethod(Call->getDirectCallee(), "register_module"))
+    return {UseKind::Ignored, nullptr};
+  // if (conv)
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(Parent);
+      ME && isa<CXXConversionDecl>(ME->getMemberDecl()))
+    return {UseKind::Ignored, nullptr};
+  // conv(x)
+  if (OC && OC->getOperator() == OO_Call && OC->getArg(0) == Child)
+    return {UseKind::Called, OC};
+  // conv->forward(x)
+  if (OC && OC->getOperator() == OO_Arrow)
+    if (const Stmt *Up = skipUp(OC, nullptr))
+      if (const auto *ME = dyn_cast<MemberExpr>(Up))
+        if (const Stmt *Up2 = skipUp(ME, nullptr))
+          if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Up2);
+              MC && MC->getCallee()->IgnoreParens() == ME && asModuleCall(MC))
+            return {UseKind::Called, MC};
+  return {UseKind::Other, nullptr};
+}
+
+std::optional<std::pair<BatchNormUse, std::vector<const Expr *>>>
+MemberAnalysis::analyze(const FieldDecl *Field, const CXXRecordDecl *RD) {
+  std::vector<const Expr *> Sources = initializersOf(Field, RD);
+  std::optional<BatchNormUse> First;
   auto It = Uses.FieldUses.find(Field);
   if (It == Uses.FieldUses.end())
     return std::nullopt;
-  unsigned Calls = 0;
-  for (const MemberExpr *Use : It->second) {
-    const Stmt *Child = nullptr;
-    const Stmt *Parent = skipUp(Use, &Child);
-    const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(Parent);
-    // conv = register_module(...)  /  conv = Conv2d(...)
-    if (OC && OC->getOperator() == OO_Equal && OC->getArg(0) == Child) {
-      Sources.push_back(OC->getArg(1));
-      continue;
-    }
-    // register_module("conv", conv)
-    if (const auto *Call = dyn_cast_or_null<CallExpr>(Parent);
-        Call && !OC &&
-        isTorchNnModuleMethod(Call->getDirectCallee(), "register_module"))
-      continue;
-    // if (conv)
-    if (const auto *ME = dyn_cast_or_null<MemberExpr>(Parent);
-        ME && isa<CXXConversionDecl>(ME->getMemberDecl()))
-      continue;
-    // conv(x)
-    const Expr *Call = nullptr;
-    if (OC && OC->getOperator() == OO_Call && OC->getArg(0) == Child)
-      Call = OC;
-    // conv->forward(x)
-    if (OC && OC->getOperator() == OO_Arrow)
-      if (const Stmt *Up = skipUp(OC, nullptr))
-        if (const auto *ME = dyn_cast<MemberExpr>(Up))
-          if (const Stmt *Up2 = skipUp(ME, nullptr))
-            if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Up2);
-                MC && MC->getCallee()->IgnoreParens() == ME && asModuleCall(MC))
-              Call = MC;
-    if (!Call)
+  for (const MemberExpr *ME : It->second) {
+    Use U = classify(ME);
+    if (U.Kind == UseKind::Assigned)
+      Sources.push_back(U.E);
+    if (U.Kind == UseKind::Other)
       return std::nullopt;
-    std::optional<BatchNormUse> BN = consumer(Call);
+    if (U.Kind != UseKind::Called)
+      continue;
+    std::optional<BatchNormUse> BN = consumer(U.E);
     if (!BN)
       return std::nullopt;
     if (!First)
       First = BN;
-    ++Calls;
   }
-  if (!Calls || Sources.empty())
+  if (!First || Sources.empty())
     return std::nullopt;
   return std::make_pair(*First, Sources);
 }
@@ -1471,6 +1501,22 @@ void bindConstructions(ConvBiasBeforeBatchNormCheck::State &S,
   }
 }
 
+/// The candidates built by \p Sources, the constructions of member
+/// \p Member.Field; those a constructor parameter decides go to \p Pending.
+void addMemberSources(ConvBiasBeforeBatchNormCheck::State &S,
+                      BiasAnalyzer &Analyzer, const PendingMember &Member,
+                      const std::vector<const Expr *> &Sources,
+                      std::vector<PendingMember> &Pending) {
+  for (const Expr *Source : Sources) {
+    BiasSite Site = Analyzer.ofModule(Source);
+    if (Site.State == Bias::On)
+      S.Candidates.push_back(
+          {strip(Source), std::move(Site), Member.BatchNorm});
+    else if (Site.State == Bias::Unknown && !Member.BatchNorm.Flag)
+      Pending.push_back({Member.RD, Member.Field, Source, Member.BatchNorm});
+  }
+}
+
 /// Convolution members of the user's classes that feed a BatchNorm.
 void collectMemberCandidates(ConvBiasBeforeBatchNormCheck::State &S,
                              BiasAnalyzer &Analyzer) {
@@ -1485,20 +1531,11 @@ void collectMemberCandidates(ConvBiasBeforeBatchNormCheck::State &S,
   MemberAnalysis Members(*S.Ctx, Uses);
   std::vector<PendingMember> Pending;
   for (const CXXRecordDecl *RD : S.ClassesWithConvs)
-    for (const FieldDecl *F : RD->fields()) {
-      if (!Uses.Fields.count(F))
-        continue;
-      auto Found = Members.analyze(F, RD);
-      if (!Found)
-        continue;
-      for (const Expr *Source : Found->second) {
-        BiasSite Site = Analyzer.ofModule(Source);
-        if (Site.State == Bias::On)
-          S.Candidates.push_back({strip(Source), std::move(Site), Found->first});
-        else if (Site.State == Bias::Unknown && !Found->first.Flag)
-          Pending.push_back({RD, F, Source, Found->first});
-      }
-    }
+    for (const FieldDecl *F : RD->fields())
+      if (Uses.Fields.count(F))
+        if (auto Found = Members.analyze(F, RD))
+          addMemberSources(S, Analyzer, {RD, F, nullptr, Found->first},
+                           Found->second, Pending);
   if (!Pending.empty())
     bindConstructions(S, Analyzer, Pending);
 }
@@ -1583,8 +1620,7 @@ private:
   bool fixesAt(const BiasSite &Site, StringRef Off,
                std::vector<FixItHint> &Fixes) const;
   std::string helperFix(const BiasSite &Site, std::vector<FixItHint> &Fixes);
-  bool allCallsFollowed(const BiasSite &Site,
-                        SourceLocation &Elsewhere) const;
+  bool allCallsFollowed(const BiasSite &Site, SourceLocation &Elsewhere) const;
   std::string flagFix(const Candidate &C, std::vector<FixItHint> &Fixes);
   std::string negationOf(const Expr *Flag) const;
   std::string negatedFlag(const Expr *Flag, const Expr *At,
@@ -1624,9 +1660,8 @@ Finding FindingBuilder::build(const Candidate &C) {
   } else {
     Advice = "build the convolution with .bias(false)";
   }
-  F.Message = subject(C) + " is cancelled by the " +
-              C.BatchNorm.Description + " at line " +
-              lineOf(C.BatchNorm.Loc, SM) + When +
+  F.Message = subject(C) + " is cancelled by the " + C.BatchNorm.Description +
+              " at line " + lineOf(C.BatchNorm.Loc, SM) + When +
               ", which subtracts the per-channel mean right after; " + Advice;
   if (!NoFix.empty())
     F.Message += "; no fix-it: " + NoFix;
@@ -1646,10 +1681,12 @@ std::string FindingBuilder::subject(const Candidate &C) const {
   std::string Conv = moduleType(C.Source->getType()).Name;
   if (!C.Member.empty())
     return "bias of the " + Conv + " '" + C.Member + "' built by this " +
-           cast<CXXConstructorDecl>(Site.Helper)->getParent()->getNameAsString();
+           cast<CXXConstructorDecl>(Site.Helper)
+               ->getParent()
+               ->getNameAsString();
   if (Site.Helper)
-    return "bias of the " + Conv + " from '" +
-           Site.Helper->getNameAsString() + "'";
+    return "bias of the " + Conv + " from '" + Site.Helper->getNameAsString() +
+           "'";
   return "bias of this " + Conv;
 }
 
@@ -1700,11 +1737,11 @@ bool FindingBuilder::fixesAt(const BiasSite &Site, StringRef Off,
     std::string Text = utils::sourceText(Args, SM, LangOpts);
     if (Text.empty())
       return false;
-    Fixes.push_back(FixItHint::CreateReplacement(
-        CharSourceRange::getTokenRange(Args),
-        ("torch::nn::" + Site.ConvName + "Options(" + Text + ").bias(" + Off +
-         ")")
-            .str()));
+    Fixes.push_back(
+        FixItHint::CreateReplacement(CharSourceRange::getTokenRange(Args),
+                                     ("torch::nn::" + Site.ConvName +
+                                      "Options(" + Text + ").bias(" + Off + ")")
+                                         .str()));
     return true;
   }
   case BiasSite::FixKind::AddArgument:
@@ -1782,12 +1819,12 @@ std::string FindingBuilder::flagFix(const Candidate &C,
   FlagOff.clear();
   if (!Site.Target || Site.Fix == BiasSite::FixKind::None ||
       (Site.Helper && Site.Target != Site.HelperCall))
-    return Site.Helper ? "the convolution is built inside '" +
-                             Site.Helper->getNameAsString() +
-                             "', where the condition cannot be read"
-                       : (Site.NoFix.empty()
-                              ? "the options are written in a macro"
-                              : Site.NoFix);
+    return Site.Helper
+               ? "the convolution is built inside '" +
+                     Site.Helper->getNameAsString() +
+                     "', where the condition cannot be read"
+               : (Site.NoFix.empty() ? "the options are written in a macro"
+                                     : Site.NoFix);
   std::string Why;
   std::string Off = negatedFlag(C.BatchNorm.Flag, Site.Target, Why);
   if (Off.empty())
@@ -1935,13 +1972,13 @@ std::string FindingBuilder::flagVariableProblem(const VarDecl *VD,
 /// module constructors by reference.
 bool FindingBuilder::isAssigned(const VarDecl *VD, const Stmt &Body) const {
   auto Ref = ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))));
-  auto Target = anyOf(
-      Ref, ignoringParenImpCasts(memberExpr(hasObjectExpression(Ref))));
-  auto Changes = expr(anyOf(
-      binaryOperator(isAssignmentOperator(), hasLHS(Target)),
-      cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, Target)),
-      unaryOperator(hasAnyOperatorName("++", "--", "&"),
-                    hasUnaryOperand(Target))));
+  auto Target =
+      anyOf(Ref, ignoringParenImpCasts(memberExpr(hasObjectExpression(Ref))));
+  auto Changes = expr(
+      anyOf(binaryOperator(isAssignmentOperator(), hasLHS(Target)),
+            cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, Target)),
+            unaryOperator(hasAnyOperatorName("++", "--", "&"),
+                          hasUnaryOperand(Target))));
   return !match(findAll(Changes), Body, Ctx).empty();
 }
 
