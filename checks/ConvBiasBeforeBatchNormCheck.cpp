@@ -1762,7 +1762,9 @@ bool FindingBuilder::allCallsFollowed(const BiasSite &Site,
     return false;
   for (const Expr *Use : It->second) {
     bool Ours = llvm::any_of(Candidates, [&](const Candidate &O) {
+      // A BatchNorm under a flag does not always follow.
       return O.Site.HelperCall && O.Site.Helper == Site.Helper &&
+             !O.BatchNorm.Flag &&
              O.Site.HelperCall->getCallee()->IgnoreParenImpCasts() == Use;
     });
     if (!Ours) {

@@ -1,4 +1,5 @@
 // RUN: %check_torch_tidy %s torch-conv-bias-before-batchnorm %t -- -- %torch_mock_2
+// RUN: %check_torch_tidy %s torch-conv-bias-before-batchnorm %t.113 -- -- %torch_mock_1_13
 
 // The bias of a convolution decided by a parameter of a function of this
 // file, a helper or a module's constructor: each call is decided by its own

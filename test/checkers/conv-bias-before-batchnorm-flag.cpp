@@ -1,4 +1,5 @@
 // RUN: %check_torch_tidy %s torch-conv-bias-before-batchnorm %t -- -- %torch_mock_2
+// RUN: %check_torch_tidy %s torch-conv-bias-before-batchnorm %t.113 -- -- %torch_mock_1_13
 
 // A BatchNorm added only under a flag: the bias is wasted whenever the flag
 // holds, and `.bias(!flag)` is right on both paths.
@@ -73,6 +74,35 @@ nn::Sequential noFix(int64_t c, bool use_bn) {
     S->push_back(nn::BatchNorm2d(c));
   // CHECK-MESSAGES: :[[@LINE-3]]:16: warning: bias of this Conv2d {{.*}}; no fix-it: 'use_bn' changes in 'noFix' [torch-conv-bias-before-batchnorm]
   use_bn = !use_bn;
+  return S;
+}
+
+// --- Through helpers ------------------------------------------------------
+
+nn::Conv2dOptions options3x3(int64_t c) {
+  return nn::Conv2dOptions(c, c, 3).padding(1);
+}
+
+static nn::Conv2d conv3x3(int64_t c) {
+  return nn::Conv2d(nn::Conv2dOptions(c, c, 3).padding(1));
+}
+
+nn::Sequential helpers(int64_t c, bool use_bn) {
+  nn::Sequential S;
+  S->push_back(nn::Conv2d(options3x3(c)));
+  if (use_bn)
+    S->push_back(nn::BatchNorm2d(c));
+  // CHECK-MESSAGES: :[[@LINE-3]]:16: warning: bias of the Conv2d from 'options3x3' is cancelled by the BatchNorm2d at line [[@LINE-1]] (added when 'use_bn' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!use_bn) [torch-conv-bias-before-batchnorm]
+  // CHECK-FIXES: {{^}}  S->push_back(nn::Conv2d(options3x3(c).bias(!use_bn)));{{$}}
+  // The helper is not changed for the call the BatchNorm always follows:
+  // the flagged call would lose its bias without a BatchNorm.
+  S->push_back(conv3x3(c));
+  if (use_bn)
+    S->push_back(nn::BatchNorm2d(c));
+  // CHECK-MESSAGES: :[[@LINE-3]]:16: warning: bias of the Conv2d from 'conv3x3' is cancelled by the BatchNorm2d at line [[@LINE-1]] (added when 'use_bn' holds), {{.*}}; no fix-it: the convolution is built inside 'conv3x3', where the condition cannot be read [torch-conv-bias-before-batchnorm]
+  S->push_back(conv3x3(c));
+  S->push_back(nn::BatchNorm2d(c));
+  // CHECK-MESSAGES: :[[@LINE-2]]:16: warning: bias of the Conv2d from 'conv3x3' is cancelled by the BatchNorm2d at line [[@LINE-1]], {{.*}}; no fix-it: 'conv3x3' also builds convolutions that no BatchNorm follows (line [[@LINE-6]]); pass the bias as a parameter [torch-conv-bias-before-batchnorm]
   return S;
 }
 
