@@ -801,6 +801,12 @@ struct Candidate {
   const Expr *reportAt() const { return Site.Built ? Site.Built : Source; }
 };
 
+/// A module of the user's class that a BatchNorm follows.
+struct ModuleEntry {
+  const Expr *Module;
+  BatchNormUse BatchNorm;
+};
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -811,6 +817,7 @@ struct ConvBiasBeforeBatchNormCheck::State {
   ASTContext *Ctx = nullptr;
   const SourceManager *SM = nullptr;
   std::vector<Candidate> Candidates;
+  std::vector<ModuleEntry> UserModules;
   llvm::SetVector<const CXXRecordDecl *> ClassesWithConvs;
   SourceLocation CheckpointLoad;
   std::string CheckpointLoader;
@@ -983,7 +990,8 @@ pushBackUnderFlag(const Stmt *S) {
 std::optional<BatchNormUse> pushedBatchNorm(const CXXMemberCallExpr *Push,
                                             ASTContext &Ctx) {
   const Expr *ConvArg = Push->getArg(Push->getNumArgs() - 1);
-  if (moduleType(ConvArg->getType()).Kind != ModuleKind::Conv)
+  ModuleKind Kind = moduleType(ConvArg->getType()).Kind;
+  if (Kind != ModuleKind::Conv && Kind != ModuleKind::Other)
     return std::nullopt;
   auto [Statement, Compound] = utils::statementInBlock(Push, Ctx);
   if (!Compound || asPushBack(Statement) != Push)
@@ -1011,6 +1019,20 @@ std::optional<BatchNormUse> pushedBatchNorm(const CXXMemberCallExpr *Push,
   return Use;
 }
 
+/// \p Module, followed by \p BN: a convolution, or a module of the user's
+/// that may return one's output.
+void addCandidate(ConvBiasBeforeBatchNormCheck::State &TU,
+                  BiasAnalyzer &Analyzer, const Expr *Module, BatchNormUse BN) {
+  ModuleKind Kind = moduleType(Module->getType()).Kind;
+  if (Kind == ModuleKind::Other && !BN.Flag)
+    TU.UserModules.push_back({Module, BN});
+  if (Kind != ModuleKind::Conv)
+    return;
+  BiasSite Site = Analyzer.ofModule(Module);
+  if (Site.State == Bias::On)
+    TU.Candidates.push_back({strip(Module), std::move(Site), std::move(BN)});
+}
+
 } // namespace
 
 void ConvBiasBeforeBatchNormCheck::check(
@@ -1021,9 +1043,7 @@ void ConvBiasBeforeBatchNormCheck::check(
   ASTContext &Ctx = *Result.Context;
   BiasAnalyzer Analyzer(Ctx, SM);
   auto AddCandidate = [&](const Expr *Module, BatchNormUse BN) {
-    BiasSite Site = Analyzer.ofModule(Module);
-    if (Site.State == Bias::On)
-      TU->Candidates.push_back({strip(Module), std::move(Site), std::move(BN)});
+    addCandidate(*TU, Analyzer, Module, std::move(BN));
   };
 
   if (const auto *Load = Result.Nodes.getNodeAs<CallExpr>("load")) {
@@ -1061,8 +1081,7 @@ void ConvBiasBeforeBatchNormCheck::check(
     std::vector<Entry> Entries = sequentialEntries(Seq);
     for (size_t I = 0; I + 1 < Entries.size(); ++I) {
       ModuleType Next = moduleType(Entries[I + 1].Module->getType());
-      if (moduleType(Entries[I].Module->getType()).Kind == ModuleKind::Conv &&
-          Next.Kind == ModuleKind::BatchNorm)
+      if (Next.Kind == ModuleKind::BatchNorm)
         AddCandidate(
             Entries[I].Module,
             describeBatchNorm(Next.Name, Entries[I + 1].Name,
@@ -1384,6 +1403,41 @@ struct Construction {
   Binding Args; // Callee set only where the constructor is named
 };
 
+/// `Block(nullptr)`, `Block(std::make_shared<BlockImpl>(...))`.
+bool takesModule(const Expr *Arg) {
+  QualType T = strip(Arg)->getType();
+  return T->isNullPtrType() || moduleClass(T) != T->getAsCXXRecordDecl();
+}
+
+/// \p E as a construction of module class \p RD with arguments.
+std::optional<Construction> constructionAt(const Expr *E,
+                                           const CXXRecordDecl *RD) {
+  Construction C;
+  C.At = E;
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXConstructorDecl *Ctor = CE->getConstructor();
+    if (moduleClass(CE->getType()) != RD || Ctor->isCopyOrMoveConstructor() ||
+        CE->getNumArgs() == 0 || takesModule(CE->getArg(0)))
+      return std::nullopt;
+    if (Ctor->getParent() == RD)
+      C.Args.Callee = Ctor;
+    for (const Expr *Arg : CE->arguments())
+      C.Args.Args.push_back(Arg);
+    C.Args.Close = CE->getParenOrBraceRange().getEnd();
+    return C;
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier() || FD->getName() != "make_shared" ||
+      !FD->isInStdNamespace() || Call->getNumArgs() == 0 ||
+      moduleClass(Call->getType()) != RD || takesModule(Call->getArg(0)))
+    return std::nullopt;
+  for (const Expr *Arg : Call->arguments())
+    C.Args.Args.push_back(Arg);
+  C.Args.Close = Call->getRParenLoc();
+  return C;
+}
+
 class ConstructionCollector : public UserCodeVisitor<ConstructionCollector> {
 public:
   using UserCodeVisitor::UserCodeVisitor;
@@ -1391,43 +1445,20 @@ public:
   llvm::DenseMap<const CXXRecordDecl *, std::vector<Construction>> Found;
 
   bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
-    const CXXConstructorDecl *Ctor = CE->getConstructor();
-    const CXXRecordDecl *RD = moduleClass(CE->getType());
-    if (!RD || !Classes.count(RD) || Ctor->isCopyOrMoveConstructor() ||
-        CE->getNumArgs() == 0 || takesModule(CE->getArg(0)))
-      return true;
-    Construction C;
-    C.At = CE;
-    if (Ctor->getParent() == RD)
-      C.Args.Callee = Ctor;
-    for (const Expr *Arg : CE->arguments())
-      C.Args.Args.push_back(Arg);
-    C.Args.Close = CE->getParenOrBraceRange().getEnd();
-    Found[RD].push_back(std::move(C));
+    add(CE, moduleClass(CE->getType()));
     return true;
   }
   bool VisitCallExpr(CallExpr *Call) {
-    const FunctionDecl *FD = Call->getDirectCallee();
-    if (!FD || !FD->getIdentifier() || FD->getName() != "make_shared" ||
-        !FD->isInStdNamespace() || Call->getNumArgs() == 0)
-      return true;
-    const CXXRecordDecl *RD = moduleClass(Call->getType());
-    if (!RD || !Classes.count(RD) || takesModule(Call->getArg(0)))
-      return true;
-    Construction C;
-    C.At = Call;
-    for (const Expr *Arg : Call->arguments())
-      C.Args.Args.push_back(Arg);
-    C.Args.Close = Call->getRParenLoc();
-    Found[RD].push_back(std::move(C));
+    add(Call, moduleClass(Call->getType()));
     return true;
   }
 
 private:
-  /// `Block(nullptr)`, `Block(std::make_shared<BlockImpl>(...))`.
-  static bool takesModule(const Expr *Arg) {
-    QualType T = strip(Arg)->getType();
-    return T->isNullPtrType() || moduleClass(T) != T->getAsCXXRecordDecl();
+  void add(const Expr *E, const CXXRecordDecl *RD) {
+    if (!RD || !Classes.count(RD))
+      return;
+    if (std::optional<Construction> C = constructionAt(E, RD))
+      Found[RD].push_back(std::move(*C));
   }
 };
 
@@ -1470,6 +1501,11 @@ struct PendingMember {
   BatchNormUse BatchNorm;
 };
 
+std::optional<BiasSite> boundSite(BiasAnalyzer &Analyzer,
+                                  const CXXRecordDecl *RD,
+                                  const CXXConstructorDecl *Ctor,
+                                  const Expr *Source, Construction C);
+
 /// Reports, at each construction of the class that turns the bias on
 /// (usually by taking the parameter's default), the members in \p Pending.
 void bindConstructions(ConvBiasBeforeBatchNormCheck::State &S,
@@ -1483,20 +1519,125 @@ void bindConstructions(ConvBiasBeforeBatchNormCheck::State &S,
     const CXXConstructorDecl *Ctor = constructorHolding(P.RD, P.Source, *S.SM);
     if (!Ctor)
       continue;
-    for (Construction C : Constructions.Found.lookup(P.RD)) {
-      if (!C.Args.Callee)
-        C.Args.Callee = constructorFor(P.RD, C.Args.Args.size());
-      if (!C.Args.Callee ||
-          C.Args.Callee->getCanonicalDecl() != Ctor->getCanonicalDecl())
+    for (const Construction &C : Constructions.Found.lookup(P.RD))
+      if (std::optional<BiasSite> Site =
+              boundSite(Analyzer, P.RD, Ctor, P.Source, C))
+        S.Candidates.push_back({strip(P.Source), std::move(*Site), P.BatchNorm,
+                                P.Field->getNameAsString()});
+  }
+}
+
+/// The bias of \p Source, a member's initializer in constructor \p Ctor of
+/// \p RD, at construction \p C, when a parameter turns it on there.
+std::optional<BiasSite> boundSite(BiasAnalyzer &Analyzer,
+                                  const CXXRecordDecl *RD,
+                                  const CXXConstructorDecl *Ctor,
+                                  const Expr *Source, Construction C) {
+  if (!C.Args.Callee)
+    C.Args.Callee = constructorFor(RD, C.Args.Args.size());
+  if (!C.Args.Callee ||
+      C.Args.Callee->getCanonicalDecl() != Ctor->getCanonicalDecl())
+    return std::nullopt;
+  C.Args.Callee = Ctor;
+  BiasSite Site = Analyzer.ofModuleWith(Source, C.Args);
+  if (Site.State != Bias::On || Site.ParamOwner != Ctor)
+    return std::nullopt;
+  Site.Helper = Ctor;
+  Site.Built = C.At;
+  return Site;
+}
+
+/// `conv(x)` or `conv->forward(x)` with `conv` a convolution member of the
+/// class: the member.
+const FieldDecl *calledConvMember(const Expr *E) {
+  std::optional<ModuleCall> MC =
+      E ? asModuleCall(stripCopies(E)) : std::nullopt;
+  if (!MC)
+    return nullptr;
+  const Expr *Module = strip(MC->Module);
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Module);
+      OC && OC->getOperator() == OO_Arrow)
+    Module = strip(OC->getArg(0));
+  const auto *ME = dyn_cast<MemberExpr>(Module);
+  const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+  if (!F || !isa<CXXThisExpr>(ME->getBase()->IgnoreImpCasts()) ||
+      moduleType(F->getType()).Kind != ModuleKind::Conv)
+    return nullptr;
+  return F;
+}
+
+/// A module class of the user's whose forward returns the output of one of
+/// its convolution members, `return conv(x);`, which nothing else outside
+/// the constructors uses: that member.
+const FieldDecl *forwardedConv(const CXXRecordDecl *RD, ASTContext &Ctx) {
+  if (!RD || !RD->hasDefinition() || isInTorchNn(RD))
+    return nullptr;
+  RD = RD->getDefinition();
+  const FieldDecl *Found = nullptr;
+  size_t Returns = 0;
+  for (const CXXMethodDecl *M : RD->methods()) {
+    const FunctionDecl *Def = M->getDefinition();
+    if (!M->getIdentifier() || M->getName() != "forward" || !Def ||
+        !Def->hasBody())
+      continue;
+    ReturnCollector Collector;
+    Collector.TraverseStmt(Def->getBody());
+    for (const ReturnStmt *R : Collector.Returns) {
+      const FieldDecl *F = calledConvMember(R->getRetValue());
+      if (!F || (Found && F != Found))
+        return nullptr;
+      Found = F;
+      ++Returns;
+    }
+  }
+  if (!Found)
+    return nullptr;
+  size_t Uses = 0;
+  for (const CXXMethodDecl *M : RD->methods())
+    if (const FunctionDecl *Def = M->getDefinition();
+        Def && Def->hasBody() && !isa<CXXConstructorDecl>(M))
+      Uses += match(findAll(memberExpr(member(equalsNode(Found)))),
+                    *Def->getBody(), Ctx)
+                  .size();
+  return Uses == Returns ? Found : nullptr;
+}
+
+/// The initializers of member \p F, and what the constructors' bodies
+/// assign to it.
+std::vector<const Expr *>
+memberSources(const FieldDecl *F, const CXXRecordDecl *RD, ASTContext &Ctx) {
+  std::vector<const Expr *> Sources = initializersOf(F, RD);
+  auto Assigned = cxxOperatorCallExpr(
+      hasOverloadedOperatorName("="),
+      hasArgument(0, ignoringParenImpCasts(memberExpr(member(equalsNode(F))))),
+      hasArgument(1, expr().bind("value")));
+  for (const CXXConstructorDecl *Ctor : RD->ctors())
+    if (const FunctionDecl *Def = Ctor->getDefinition(); Def && Def->hasBody())
+      for (const BoundNodes &N : match(findAll(Assigned), *Def->getBody(), Ctx))
+        Sources.push_back(N.getNodeAs<Expr>("value"));
+  return Sources;
+}
+
+/// User modules whose forward returns a convolution's output, followed by a
+/// BatchNorm: `Sequential(ConvBlock(3, 64), BatchNorm2d(64))`, reported
+/// where the construction turns the bias on through a parameter.
+void bindUserModules(ConvBiasBeforeBatchNormCheck::State &S,
+                     BiasAnalyzer &Analyzer) {
+  for (const ModuleEntry &E : S.UserModules) {
+    const CXXRecordDecl *RD = moduleClass(E.Module->getType());
+    const FieldDecl *F = forwardedConv(RD, *S.Ctx);
+    std::optional<Construction> C =
+        F ? constructionAt(stripCopies(E.Module), RD) : std::nullopt;
+    if (!C)
+      continue;
+    for (const Expr *Source : memberSources(F, RD, *S.Ctx)) {
+      const CXXConstructorDecl *Ctor = constructorHolding(RD, Source, *S.SM);
+      if (!Ctor)
         continue;
-      C.Args.Callee = Ctor;
-      BiasSite Site = Analyzer.ofModuleWith(P.Source, C.Args);
-      if (Site.State != Bias::On || Site.ParamOwner != Ctor)
-        continue;
-      Site.Helper = Ctor;
-      Site.Built = C.At;
-      S.Candidates.push_back({strip(P.Source), std::move(Site), P.BatchNorm,
-                              P.Field->getNameAsString()});
+      if (std::optional<BiasSite> Site =
+              boundSite(Analyzer, RD, Ctor, Source, *C))
+        S.Candidates.push_back({strip(Source), std::move(*Site), E.BatchNorm,
+                                F->getNameAsString()});
     }
   }
 }
@@ -1993,6 +2134,7 @@ void ConvBiasBeforeBatchNormCheck::onEndOfTranslationUnit() {
     return;
   BiasAnalyzer Analyzer(*S->Ctx, *S->SM);
   collectMemberCandidates(*S, Analyzer);
+  bindUserModules(*S, Analyzer);
   std::vector<Candidate> Candidates = uniqueCandidates(*S);
   FindingBuilder Builder(*S, Candidates, getLangOpts());
   for (const Candidate &C : Candidates) {

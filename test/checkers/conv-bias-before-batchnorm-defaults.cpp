@@ -112,6 +112,40 @@ nn::Sequential blocks(bool learned) {
   return S;
 }
 
+// A module that only wraps a convolution, followed by a BatchNorm.
+struct ConvImpl : nn::Module {
+  ConvImpl(int64_t in, int64_t out, int64_t k, bool bias = true) {
+    conv = register_module(
+        "conv", nn::Conv2d(nn::Conv2dOptions(in, out, k).padding(k / 2).bias(bias)));
+  }
+  torch::Tensor forward(torch::Tensor x) { return conv->forward(x); }
+  nn::Conv2d conv{nullptr};
+};
+TORCH_MODULE(Conv);
+
+// Its output is not the convolution's alone.
+struct ConvActImpl : nn::Module {
+  ConvActImpl(int64_t c, bool bias = true)
+      : conv(nn::Conv2dOptions(c, c, 3).bias(bias)) {}
+  torch::Tensor forward(torch::Tensor x) { return torch::relu(conv(x)); }
+  nn::Conv2d conv;
+};
+TORCH_MODULE(ConvAct);
+
+nn::Sequential wrapped(bool learned) {
+  nn::Sequential S(Conv(3, 16, 3), nn::BatchNorm2d(16), nn::ReLU(),
+                   Conv(16, 16, 1, learned), nn::BatchNorm2d(16),
+                   Conv(16, 16, 1, false), nn::BatchNorm2d(16),
+                   ConvAct(16), nn::BatchNorm2d(16), Conv(16, 16, 1));
+  // CHECK-MESSAGES: :[[@LINE-4]]:20: warning: bias of the Conv2d 'conv' built by this ConvImpl is cancelled by the BatchNorm2d at line [[@LINE-4]], which subtracts the per-channel mean right after; pass false for its parameter 'bias' [torch-conv-bias-before-batchnorm]
+  // CHECK-FIXES: {{^}}  nn::Sequential S(Conv(3, 16, 3, false), nn::BatchNorm2d(16), nn::ReLU(),{{$}}
+  S->push_back(Conv(16, 32, 3));
+  S->push_back(nn::BatchNorm2d(32));
+  // CHECK-MESSAGES: :[[@LINE-2]]:16: warning: bias of the Conv2d 'conv' built by this ConvImpl is cancelled by the BatchNorm2d at line [[@LINE-1]], which
+  // CHECK-FIXES: {{^}}  S->push_back(Conv(16, 32, 3, false));{{$}}
+  return S;
+}
+
 // --- Transposed convolutions in a decoder ----------------------------------
 
 nn::ConvTranspose2dOptions up_options(int64_t in, int64_t out,
