@@ -15,7 +15,7 @@ torch::nn::Sequential makeModel(int Which);
 int main() {
   torch::manual_seed(0);
   int Failures = 0;
-  for (int Which = 0; Which < 7; ++Which) {
+  for (int Which = 0; Which < 8; ++Which) {
     torch::nn::Sequential Before = before::makeModel(Which);
     torch::nn::Sequential After = after::makeModel(Which);
     int64_t CountBefore = 0, CountAfter = 0, ConvBias = 0;

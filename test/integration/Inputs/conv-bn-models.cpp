@@ -50,6 +50,17 @@ struct ConvBlockImpl : nn::Module {
 };
 TORCH_MODULE(ConvBlock);
 
+// A module that wraps a convolution, followed by a BatchNorm.
+struct ConvImpl : nn::Module {
+  ConvImpl(int64_t In, int64_t Out, bool Bias = true) {
+    conv = register_module(
+        "conv", nn::Conv2d(nn::Conv2dOptions(In, Out, 3).padding(1).bias(Bias)));
+  }
+  torch::Tensor forward(torch::Tensor x) { return conv->forward(x); }
+  nn::Conv2d conv{nullptr};
+};
+TORCH_MODULE(Conv);
+
 // The BatchNorm is added under a flag.
 nn::Sequential flagged(bool UseBN) {
   nn::Sequential S;
@@ -73,6 +84,8 @@ nn::Sequential makeModel(int Which) {
     return nn::Sequential(
         nn::ConvTranspose2d(nn::ConvTranspose2dOptions(3, 8, 2).stride(2)),
         nn::BatchNorm2d(8));
+  case 7:
+    return nn::Sequential(Conv(3, 8), nn::BatchNorm2d(8));
   case 0:
     return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(3, 8, 3).padding(1)),
                           nn::BatchNorm2d(8), nn::ReLU());
