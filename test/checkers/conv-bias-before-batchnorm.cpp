@@ -205,11 +205,14 @@ nn::Sequential activationBetween() {
   return S;
 }
 
+// A BatchNorm under a flag is reported (conv-bias-before-batchnorm-flag.cpp).
 nn::Sequential conditionalBatchNorm(bool BatchNorm) {
   nn::Sequential S;
   S->push_back(nn::Conv2d(3, 16, 3));
   if (BatchNorm)
     S->push_back(nn::BatchNorm2d(16));
+  // CHECK-MESSAGES: :[[@LINE-3]]:16: warning: bias of this Conv2d is cancelled by the BatchNorm2d at line [[@LINE-1]] (added when 'BatchNorm' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!BatchNorm) [torch-conv-bias-before-batchnorm]
+  // CHECK-FIXES: {{^}}  S->push_back(nn::Conv2d(torch::nn::Conv2dOptions(3, 16, 3).bias(!BatchNorm)));{{$}}
   return S;
 }
 

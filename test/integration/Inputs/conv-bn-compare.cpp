@@ -15,7 +15,7 @@ torch::nn::Sequential makeModel(int Which);
 int main() {
   torch::manual_seed(0);
   int Failures = 0;
-  for (int Which = 0; Which < 3; ++Which) {
+  for (int Which = 0; Which < 8; ++Which) {
     torch::nn::Sequential Before = before::makeModel(Which);
     torch::nn::Sequential After = after::makeModel(Which);
     int64_t CountBefore = 0, CountAfter = 0, ConvBias = 0;
@@ -30,9 +30,13 @@ int main() {
       }
     }
     for (const auto &M : Before->modules())
-      if (auto *Conv = M->as<torch::nn::Conv2dImpl>())
+      if (auto *Conv = M->as<torch::nn::Conv2dImpl>()) {
         if (Conv->bias.defined())
           ConvBias += Conv->bias.numel();
+      } else if (auto *Up = M->as<torch::nn::ConvTranspose2dImpl>()) {
+        if (Up->bias.defined())
+          ConvBias += Up->bias.numel();
+      }
     Before->train();
     After->train();
     torch::Tensor X = torch::randn({4, 3, 8, 8});
