@@ -12,6 +12,7 @@ constexpr ScalarType kFloat = ScalarType::Float;
 constexpr ScalarType kDouble = ScalarType::Double;
 constexpr ScalarType kInt = ScalarType::Int;
 constexpr ScalarType kLong = ScalarType::Long;
+constexpr ScalarType kBool = ScalarType::Bool;
 
 struct Device {
   /* implicit */ Device(DeviceType Type, int8_t Index = -1)
