@@ -38,7 +38,7 @@ void warnWithoutFix(torch::Device D, const std::vector<float> &Rewards) {
     // An int16 value: torch::full would give kLong, torch::tensor kShort.
     int16_t Small = 3;
     use(torch::tensor({Small}, torch::device(D)));
-    // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'torch::tensor' with a device builds the tensor on the host and copies it to the device in every iteration of the loop at line [[@LINE-12]] [torch-host-tensor-to-device]
+    // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'torch::tensor' with a device builds the tensor on the host and copies it to the device in every iteration of the loop at line [[@LINE-11]] [torch-host-tensor-to-device]
   }
 }
 
