@@ -637,19 +637,6 @@ bool isRegistered(const Expr *E) {
          FD->getName().starts_with("register_");
 }
 
-std::string describeRepeat(const utils::RepeatReason &R,
-                           const SourceManager &SM) {
-  std::string Line =
-      R.Loop ? std::to_string(SM.getExpansionLineNumber(R.Loop->getBeginLoc()))
-             : "";
-  if (!R.Through)
-    return "in every iteration of the loop at line " + Line;
-  std::string Fn = "'" + R.Through->getNameAsString() + "'";
-  if (!R.Loop)
-    return "in every call of " + Fn + ", which runs per step";
-  return "in every call of " + Fn + ", called in the loop at line " + Line;
-}
-
 /// A loop that collects what \p Call makes: its result is appended to a
 /// container.
 bool isCollected(const Expr *Call, ASTContext &Ctx) {
@@ -830,7 +817,7 @@ void HostTensorToDeviceCheck::checkMemberMove(const CXXMemberCallExpr *Move,
   diag(Move->getExprLoc(),
        "member %0 is made on the host and copied to the device %1; keep a "
        "copy on the device made once (%2)")
-      << Field << describeRepeat(Repeat, SM)
+      << Field << utils::describeRepeat(Repeat, SM)
       << (IsModule ? "register it with register_buffer so that "
                      "module->to(device) moves it"
                    : "convert it once in the constructor");
@@ -876,7 +863,7 @@ void HostTensorToDeviceCheck::checkDeviceTensor(const CallExpr *Call,
                      "'%0' with a device builds the tensor on the host and "
                      "copies it to the device %1%select{|; create it on the "
                      "device with '%2::full'}3")
-                << FD->getQualifiedNameAsString() << describeRepeat(Repeat, SM)
+                << FD->getQualifiedNameAsString() << utils::describeRepeat(Repeat, SM)
                 << Ns << CanFix;
     if (CanFix)
       Diag << FixItHint::CreateReplacement(

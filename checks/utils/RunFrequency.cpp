@@ -248,6 +248,19 @@ RepeatReason RunFrequency::ofConstructions(const CXXRecordDecl *RD,
   return Result;
 }
 
+std::string describeRepeat(const RepeatReason &R,
+                           const SourceManager &SM) {
+  std::string Line =
+      R.Loop ? std::to_string(SM.getExpansionLineNumber(R.Loop->getBeginLoc()))
+             : "";
+  if (!R.Through)
+    return "in every iteration of the loop at line " + Line;
+  std::string Fn = "'" + R.Through->getNameAsString() + "'";
+  if (!R.Loop)
+    return "in every call of " + Fn + ", which runs per step";
+  return "in every call of " + Fn + ", called in the loop at line " + Line;
+}
+
 bool RunFrequency::isConstructedRepeatedly(const CXXRecordDecl *RD) {
   return ofConstructions(RD, 0).Freq == Frequency::Repeated;
 }

@@ -17,6 +17,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include <string>
 
 namespace clang::tidy::torch::utils {
 
@@ -60,6 +61,10 @@ private:
       Constructions;
   llvm::DenseSet<const Decl *> InProgress;
 };
+
+/// "in every iteration of the loop at line N", "in every call of 'f', called
+/// in the loop at line N" or "in every call of 'forward', which runs per step".
+std::string describeRepeat(const RepeatReason &R, const SourceManager &SM);
 
 /// The function as written: the template pattern of an instantiation, its
 /// canonical declaration.

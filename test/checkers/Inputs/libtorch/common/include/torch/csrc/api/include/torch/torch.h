@@ -56,6 +56,8 @@ at::Tensor eye(int64_t N, at::TensorOptions Options = {});
 at::Tensor from_blob(void *Data, std::vector<int64_t> Sizes,
                      at::TensorOptions Options = {});
 at::Tensor relu(const at::Tensor &Input);
+at::Tensor stack(std::vector<at::Tensor> Tensors, int64_t Dim = 0);
+at::Tensor cat(std::vector<at::Tensor> Tensors, int64_t Dim = 0);
 at::Tensor nll_loss(const at::Tensor &Input, const at::Tensor &Target);
 at::Tensor mse_loss(const at::Tensor &Input, const at::Tensor &Target);
 namespace autograd {
