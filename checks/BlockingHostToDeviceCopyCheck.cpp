@@ -152,6 +152,28 @@ bool isHostData(const Expr *E, utils::DeviceAnalysis &Devices, ASTContext &Ctx,
          returnsHostData(FD, Devices, Ctx, Depth);
 }
 
+/// The device of a blocking copy to a device: null for `.cuda()`;
+/// std::nullopt when \p Copy is no such copy (a move to the CPU, a dtype
+/// conversion, non_blocking already requested).
+std::optional<const Expr *> blockingCopyTarget(const CXXMemberCallExpr *Copy,
+                                               utils::DeviceAnalysis &Devices,
+                                               ASTContext &Ctx) {
+  if (Copy->getMethodDecl()->getName() == "cuda")
+    return Copy->getNumArgs() == 0 ? std::optional<const Expr *>(nullptr)
+                                   : std::nullopt;
+  // to(TensorOptions options, bool non_blocking, ...) with a device.
+  const Expr *Target = utils::deviceTargetOfTo(Copy);
+  if (!Target || Devices.ofDevice(Target) == DeviceKind::Cpu)
+    return std::nullopt;
+  if (Copy->getNumArgs() > 1 && !isa<CXXDefaultArgExpr>(Copy->getArg(1))) {
+    bool NonBlocking = true;
+    if (!Copy->getArg(1)->EvaluateAsBooleanCondition(NonBlocking, Ctx) ||
+        NonBlocking)
+      return std::nullopt;
+  }
+  return Target;
+}
+
 } // namespace
 
 void BlockingHostToDeviceCopyCheck::registerMatchers(MatchFinder *Finder) {
@@ -176,24 +198,12 @@ void BlockingHostToDeviceCopyCheck::check(
   if (utils::isInLibTorchHeader(Copy->getBeginLoc(), SM))
     return;
   utils::DeviceAnalysis Devices(Ctx);
-  const CXXMethodDecl *Method = Copy->getMethodDecl();
-  const bool IsCuda = Method->getName() == "cuda";
-  if (IsCuda && Copy->getNumArgs() != 0)
+  const bool IsCuda = Copy->getMethodDecl()->getName() == "cuda";
+  std::optional<const Expr *> MaybeTarget =
+      blockingCopyTarget(Copy, Devices, Ctx);
+  if (!MaybeTarget)
     return;
-  const Expr *Target = nullptr;
-  if (!IsCuda) {
-    // to(TensorOptions options, bool non_blocking, ...) with a device.
-    Target = utils::deviceTargetOfTo(Copy);
-    if (!Target || Devices.ofDevice(Target) == DeviceKind::Cpu)
-      return;
-    // non_blocking already requested.
-    if (Copy->getNumArgs() > 1 && !isa<CXXDefaultArgExpr>(Copy->getArg(1))) {
-      bool NonBlocking = true;
-      if (!Copy->getArg(1)->EvaluateAsBooleanCondition(NonBlocking, Ctx) ||
-          NonBlocking)
-        return;
-    }
-  }
+  const Expr *Target = *MaybeTarget;
   // Host data, per step, not pinned.
   const Expr *Source = Copy->getImplicitObjectArgument();
   // A factory's tensor is torch-host-tensor-to-device's: made on the device,

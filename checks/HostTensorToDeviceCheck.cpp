@@ -329,12 +329,32 @@ Tri setsOptionThroughVariable(const DeclRefExpr *Ref, bool Device,
                           : Tri::Unknown;
 }
 
+/// setsOption() for a call: `opts.dtype(d)`, `t.options()`, `torch::device(d)`.
+Tri setsOptionInCall(const CallExpr *CE, bool Device, ASTContext &Ctx,
+                     unsigned Depth) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || !FD->getIdentifier())
+    return Tri::Unknown;
+  llvm::StringRef Name = FD->getName();
+  if (Name == (Device ? "device" : "dtype"))
+    return Tri::Yes;
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(CE);
+  if (!MC)
+    return Name == "device" || Name == "dtype" || Name == "requires_grad" ||
+                   Name == "layout"
+               ? Tri::No
+               : Tri::Unknown;
+  // t.options() has the tensor's dtype and device.
+  if (utils::isTensorRecord(MC->getMethodDecl()->getParent()))
+    return Name == "options" ? Tri::Yes : Tri::Unknown;
+  return setsOption(MC->getImplicitObjectArgument(), Device, Ctx, Depth + 1);
+}
+
 Tri setsOption(const Expr *E, bool Device, ASTContext &Ctx, unsigned Depth) {
   E = ignoreWrappers(E);
   if (!E || Depth > 8)
     return Tri::Unknown;
   QualType T = E->getType();
-  llvm::StringRef Setter = Device ? "device" : "dtype";
   if (isEnumNamed(T, "ScalarType"))
     return Device ? Tri::No : Tri::Yes;
   if (isEnumNamed(T, "DeviceType") || isRecordNamed(T, "Device") ||
@@ -344,30 +364,8 @@ Tri setsOption(const Expr *E, bool Device, ASTContext &Ctx, unsigned Depth) {
     return Construct->getNumArgs() == 0
                ? Tri::No
                : setsOption(Construct->getArg(0), Device, Ctx, Depth + 1);
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
-    const CXXMethodDecl *M = MC->getMethodDecl();
-    if (!M || !M->getIdentifier())
-      return Tri::Unknown;
-    // t.options() has the tensor's dtype and device.
-    if (utils::isTensorRecord(M->getParent()))
-      return M->getName() == "options" ? Tri::Yes : Tri::Unknown;
-    if (M->getName() == Setter)
-      return Tri::Yes;
-    return setsOption(MC->getImplicitObjectArgument(), Device, Ctx,
-                      Depth + 1);
-  }
-  if (const auto *CE = dyn_cast<CallExpr>(E)) {
-    const FunctionDecl *FD = CE->getDirectCallee();
-    if (!FD || !FD->getIdentifier())
-      return Tri::Unknown;
-    llvm::StringRef Name = FD->getName();
-    if (Name == Setter)
-      return Tri::Yes;
-    if (Name == "device" || Name == "dtype" || Name == "requires_grad" ||
-        Name == "layout")
-      return Tri::No;
-    return Tri::Unknown;
-  }
+  if (const auto *CE = dyn_cast<CallExpr>(E))
+    return setsOptionInCall(CE, Device, Ctx, Depth);
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
     return setsOptionThroughVariable(Ref, Device, Ctx, Depth);
   return Tri::Unknown;
