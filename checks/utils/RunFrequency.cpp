@@ -44,6 +44,19 @@ const CXXRecordDecl *madeByFactoryTemplate(const FunctionDecl *FD) {
   return Args->get(0).getAsType()->getAsCXXRecordDecl();
 }
 
+/// The element class `items.emplace_back(args...)` constructs.
+const CXXRecordDecl *emplacedElement(const CallExpr *CE) {
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(CE);
+  const CXXMethodDecl *M = MC ? MC->getMethodDecl() : nullptr;
+  if (!M || !M->getIdentifier() || !M->getName().starts_with("emplace"))
+    return nullptr;
+  const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(M->getParent());
+  if (!Spec || Spec->getTemplateArgs().size() == 0 ||
+      Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return nullptr;
+  return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+}
+
 using SiteMap = llvm::DenseMap<const Decl *, llvm::SmallVector<const Stmt *, 4>>;
 
 class IndexVisitor : public RecursiveASTVisitor<IndexVisitor> {
@@ -67,6 +80,8 @@ public:
       return true;
     Calls[writtenFunction(FD)].push_back(CE);
     if (const CXXRecordDecl *Made = madeByFactoryTemplate(FD))
+      addConstruction(Made, CE);
+    if (const CXXRecordDecl *Made = emplacedElement(CE))
       addConstruction(Made, CE);
     return true;
   }

@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include <vector>
+
 using torch::Tensor;
 
 Tensor use(const Tensor &T);
@@ -76,6 +78,14 @@ struct Track {
   Tensor State;
 };
 
+// Built in place in a vector, one per item of the loop.
+struct Detection {
+  explicit Detection(torch::Device device) : Box(torch::ones({4}).cuda()) {}
+  // CHECK-MESSAGES: :[[@LINE-1]]:67: warning: tensor made on the host by 'torch::ones'
+  // CHECK-FIXES: {{^}}  explicit Detection(torch::Device device) : Box(torch::ones({4}, torch::device(torch::kCUDA))) {}{{$}}
+  Tensor Box;
+};
+
 int main() {
   torch::Device device(torch::kCUDA);
   Net Model(device);
@@ -85,6 +95,8 @@ int main() {
   for (int Step = 0; Step < 10; ++Step) {
     Tensor X = addNoise(torch::zeros({Size}, torch::device(device)), device);
     Track T(device);
+    std::vector<Detection> Found;
+    Found.emplace_back(device);
     use(Loss(Model.forward(X)) + T.State);
   }
   // main runs once.
