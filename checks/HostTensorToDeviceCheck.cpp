@@ -456,6 +456,8 @@ std::string FixBuilder::defaultDtype(std::string &NoFix) const {
          !isRecordNamed(FactoryFn->getParamDecl(Index)->getType(),
                         "TensorOptions"))
     ++Index;
+  if (Index >= FactoryFn->getNumParams())
+    return "";
   const Expr *Default =
       ignoreWrappers(FactoryFn->getParamDecl(Index)->getDefaultArg());
   if (Default && isEnumNamed(Default->getType(), "ScalarType")) {
@@ -702,7 +704,7 @@ const CallExpr *hostFactoryBehind(const Expr *E, ASTContext &Ctx) {
       return isHostFactoryCall(CE, Devices, Ctx) ? CE : nullptr;
     const auto *Ref = dyn_cast<DeclRefExpr>(Base);
     const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-    if (!VD || !VD->getInit())
+    if (!VD || isa<ParmVarDecl>(VD) || !VD->getInit())
       return nullptr;
     E = VD->getInit();
   }
