@@ -140,7 +140,8 @@ DtypeClass classOfDtype(llvm::StringRef Name) {
 enum class FactoryValues { Fill, Literal, Integer, Real };
 
 bool writtenAsInteger(const Expr *E) {
-  QualType T = E->IgnoreImpCasts()->getType();
+  // Through the conversion to at::Scalar of the real headers.
+  QualType T = ignoreWrappers(E)->IgnoreImpCasts()->getType();
   return T->isIntegerType() || T->isBooleanType();
 }
 

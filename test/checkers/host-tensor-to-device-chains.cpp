@@ -29,6 +29,13 @@ void positiveShapeAndDtypeChains(torch::Device device, int64_t N) {
   use(torch::randint(5, {4}).to(torch::kFloat).to(device));
   // CHECK-MESSAGES: :[[@LINE-1]]:48: warning: tensor made on the host by 'torch::randint'
   // CHECK-FIXES: {{^}}  use(torch::randint(5, {4}, torch::dtype(torch::kFloat).device(device)));{{$}}
+  // Integer values: an integer dtype gives the same values.
+  use(torch::arange(N).to(torch::kInt).to(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:40: warning: tensor made on the host by 'torch::arange'
+  // CHECK-FIXES: {{^}}  use(torch::arange(N, torch::dtype(torch::kInt).device(device)));{{$}}
+  use(torch::full({2}, 7).to(torch::kLong).to(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:44: warning: tensor made on the host by 'torch::full'
+  // CHECK-FIXES: {{^}}  use(torch::full({2}, 7, torch::dtype(torch::kLong).device(device)));{{$}}
 }
 
 void positiveOtherTargets(const Tensor &Pred) {

@@ -38,6 +38,7 @@ void step(torch::Device device, const torch::Tensor &pred) {
          torch::arange(n).view({2, -1}).to(torch::kFloat).to(device));
   report("ones_bool", torch::ones({3}).to(torch::kBool).to(device));
   report("randint_float", torch::randint(5, {4}).to(torch::kFloat).to(device));
+  report("full_int", torch::full({2}, 7).to(torch::kInt).to(device));
   report("eye_repeat", torch::eye(2).unsqueeze(0).repeat({3, 1, 1}).to(device));
   report("zeros_other_device", torch::zeros({2}).t().to(pred.device()));
   auto pred_opts = pred.options();
