@@ -58,13 +58,13 @@ const Expr *onlyValue(const VarDecl *VD, ASTContext &Ctx) {
   if (!Body || isa<ParmVarDecl>(VD) || !VD->hasLocalStorage() ||
       VD->getType()->isReferenceType() || !VD->getInit())
     return nullptr;
-  auto Assigned = match(
-      findAll(cxxOperatorCallExpr(
-                  hasOverloadedOperatorName("="),
-                  hasArgument(0, ignoringParenImpCasts(declRefExpr(
-                                     to(varDecl(equalsNode(VD)))))))
-                  .bind("a")),
-      *Body, Ctx);
+  auto Assigned =
+      match(findAll(cxxOperatorCallExpr(
+                        hasOverloadedOperatorName("="),
+                        hasArgument(0, ignoringParenImpCasts(declRefExpr(
+                                           to(varDecl(equalsNode(VD)))))))
+                        .bind("a")),
+            *Body, Ctx);
   return Assigned.empty() ? VD->getInit() : nullptr;
 }
 
@@ -78,9 +78,9 @@ bool returnsHostData(const FunctionDecl *FD, utils::DeviceAnalysis &Devices,
       !utils::isTensorType(Def->getReturnType()) ||
       Def->getReturnType()->isReferenceType())
     return false;
-  auto Returns = match(
-      findAll(returnStmt(forFunction(equalsNode(Def))).bind("r")),
-      *Def->getBody(), Ctx);
+  auto Returns =
+      match(findAll(returnStmt(forFunction(equalsNode(Def))).bind("r")),
+            *Def->getBody(), Ctx);
   if (Returns.empty())
     return false;
   for (const auto &Node : Returns) {
@@ -105,9 +105,9 @@ bool stacksHostData(const CallExpr *CE, utils::DeviceAnalysis &Devices,
     return false;
   // Filled only by push_back / emplace_back: every other use reads it.
   auto Fills = match(
-      findAll(cxxMemberCallExpr(
-                  on(declRefExpr(to(varDecl(equalsNode(VD))))),
-                  callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back"))))
+      findAll(cxxMemberCallExpr(on(declRefExpr(to(varDecl(equalsNode(VD))))),
+                                callee(cxxMethodDecl(
+                                    hasAnyName("push_back", "emplace_back"))))
                   .bind("fill")),
       *Body, Ctx);
   if (Fills.empty())
@@ -139,7 +139,8 @@ bool isHostData(const Expr *E, utils::DeviceAnalysis &Devices, ASTContext &Ctx,
   if (const CXXMethodDecl *M = utils::tensorMethod(E)) {
     // Ops on a tensor keep its device; to() and cuda() may change it.
     llvm::StringRef Name = M->getName();
-    if (Name == "to" || Name == "cuda" || !utils::isTensorType(M->getReturnType()))
+    if (Name == "to" || Name == "cuda" ||
+        !utils::isTensorType(M->getReturnType()))
       return false;
     return isHostData(cast<CXXMemberCallExpr>(E)->getImplicitObjectArgument(),
                       Devices, Ctx, Depth + 1);

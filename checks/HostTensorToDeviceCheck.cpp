@@ -309,8 +309,7 @@ std::optional<MoveTarget> moveTargetOf(const CXXMemberCallExpr *Move,
 enum class Tri { No, Yes, Unknown };
 
 /// Whether a TensorOptions expression sets a device (\p Device) or a dtype.
-Tri setsOption(const Expr *E, bool Device, ASTContext &Ctx,
-               unsigned Depth = 0);
+Tri setsOption(const Expr *E, bool Device, ASTContext &Ctx, unsigned Depth = 0);
 
 Tri setsOptionThroughVariable(const DeclRefExpr *Ref, bool Device,
                               ASTContext &Ctx, unsigned Depth) {
@@ -319,13 +318,13 @@ Tri setsOptionThroughVariable(const DeclRefExpr *Ref, bool Device,
   if (!VD || !Body || isa<ParmVarDecl>(VD) || !VD->getInit() ||
       VD->getType()->isReferenceType())
     return Tri::Unknown;
-  auto Assigned = match(
-      findAll(cxxOperatorCallExpr(
-                  hasOverloadedOperatorName("="),
-                  hasArgument(0, ignoringParenImpCasts(declRefExpr(
-                                     to(varDecl(equalsNode(VD)))))))
-                  .bind("a")),
-      *Body, Ctx);
+  auto Assigned =
+      match(findAll(cxxOperatorCallExpr(
+                        hasOverloadedOperatorName("="),
+                        hasArgument(0, ignoringParenImpCasts(declRefExpr(
+                                           to(varDecl(equalsNode(VD)))))))
+                        .bind("a")),
+            *Body, Ctx);
   return Assigned.empty() ? setsOption(VD->getInit(), Device, Ctx, Depth + 1)
                           : Tri::Unknown;
 }
@@ -414,8 +413,7 @@ private:
 };
 
 std::string FixBuilder::checkSpelling() const {
-  if (Chain.Factory->getBeginLoc().isMacroID() ||
-      Move->getEndLoc().isMacroID())
+  if (Chain.Factory->getBeginLoc().isMacroID() || Move->getEndLoc().isMacroID())
     return "the code comes from a macro";
   if (!Chain.Var)
     return "";
@@ -504,9 +502,9 @@ std::string FixBuilder::optionsFor(const Expr *Written,
       return Opts;
     return Opts + ".dtype(" + Dtype + ")";
   }
-  std::string Device =
-      Target.Device ? sourceText(Target.Device->getSourceRange(), SM, LO)
-                    : Ns + "::kCUDA";
+  std::string Device = Target.Device
+                           ? sourceText(Target.Device->getSourceRange(), SM, LO)
+                           : Ns + "::kCUDA";
   if (WrittenOptions) {
     std::string Opts = text(Written);
     if (!isa<DeclRefExpr, CallExpr, CXXTemporaryObjectExpr, ParenExpr>(Inner))
@@ -528,15 +526,15 @@ void FixBuilder::rewriteSegments(
     std::string Kept;
     for (const CXXMemberCallExpr *Op : llvm::reverse(Seg.ShapeOps))
       Kept += sourceText(
-          SourceRange(Lexer::getLocForEndOfToken(
-                          Op->getImplicitObjectArgument()->getEndLoc(), 0, SM,
-                          LO),
-                      Op->getEndLoc()),
+          SourceRange(
+              Lexer::getLocForEndOfToken(
+                  Op->getImplicitObjectArgument()->getEndLoc(), 0, SM, LO),
+              Op->getEndLoc()),
           SM, LO);
     SourceLocation From =
         Lexer::getLocForEndOfToken(Seg.Base->getEndLoc(), 0, SM, LO);
-    SourceLocation To = Lexer::getLocForEndOfToken(Seg.Top->getEndLoc(), 0, SM,
-                                                   LO);
+    SourceLocation To =
+        Lexer::getLocForEndOfToken(Seg.Top->getEndLoc(), 0, SM, LO);
     if (From == To)
       continue;
     Fixes.push_back(FixItHint::CreateReplacement(
@@ -547,8 +545,7 @@ void FixBuilder::rewriteSegments(
 std::string FixBuilder::build(llvm::SmallVectorImpl<FixItHint> &Fixes) {
   if (std::string NoFix = checkSpelling(); !NoFix.empty())
     return NoFix;
-  Tri TargetDtype =
-      Target.Options ? setsDtype(Target.Options, Ctx) : Tri::No;
+  Tri TargetDtype = Target.Options ? setsDtype(Target.Options, Ctx) : Tri::No;
   if (std::string NoFix = checkDtypes(TargetDtype); !NoFix.empty())
     return NoFix;
   unsigned OptionsIndex = FactoryFn->getNumParams();
@@ -607,11 +604,11 @@ llvm::SmallVector<const Expr *, 4> memberValues(const FieldDecl *Field,
   const CXXRecordDecl *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
   if (!RD)
     return {};
-  auto Assign = cxxOperatorCallExpr(
-                    hasOverloadedOperatorName("="),
-                    hasArgument(0, ignoringParenImpCasts(memberExpr(
-                                       member(equalsNode(Field))))))
-                    .bind("assign");
+  auto Assign =
+      cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                          hasArgument(0, ignoringParenImpCasts(memberExpr(
+                                             member(equalsNode(Field))))))
+          .bind("assign");
   for (const CXXMethodDecl *M : RD->methods()) {
     const FunctionDecl *Def = nullptr;
     if (!M->hasBody(Def) || !Def->getBody())
@@ -620,7 +617,8 @@ llvm::SmallVector<const Expr *, 4> memberValues(const FieldDecl *Field,
     if (!Found.empty() && !isa<CXXConstructorDecl>(M))
       return {};
     for (const auto &Node : Found)
-      Values.push_back(Node.getNodeAs<CXXOperatorCallExpr>("assign")->getArg(1));
+      Values.push_back(
+          Node.getNodeAs<CXXOperatorCallExpr>("assign")->getArg(1));
     if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Def))
       for (const CXXCtorInitializer *Init : Ctor->inits())
         if (Init->getMember() == Field && Init->isWritten())
@@ -634,8 +632,7 @@ llvm::SmallVector<const Expr *, 4> memberValues(const FieldDecl *Field,
 bool isRegistered(const Expr *E) {
   const auto *CE = dyn_cast<CallExpr>(ignoreWrappers(E));
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
-  return FD && FD->getIdentifier() &&
-         FD->getName().starts_with("register_");
+  return FD && FD->getIdentifier() && FD->getName().starts_with("register_");
 }
 
 /// A loop that collects what \p Call makes: its result is appended to a
@@ -843,7 +840,8 @@ void HostTensorToDeviceCheck::checkDeviceTensor(const CallExpr *Call,
     return;
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LO = Ctx.getLangOpts();
-  llvm::SmallVector<const Expr *, 4> Elements = literalElements(Call->getArg(0));
+  llvm::SmallVector<const Expr *, 4> Elements =
+      literalElements(Call->getArg(0));
   bool Collected = isCollected(Call, Ctx);
   // A vector of host data made in the step is the step's input: it has to
   // go to the device. Only literal lists are made from values.
@@ -864,8 +862,8 @@ void HostTensorToDeviceCheck::checkDeviceTensor(const CallExpr *Call,
                      "'%0' with a device builds the tensor on the host and "
                      "copies it to the device %1%select{|; create it on the "
                      "device with '%2::full'}3")
-                << FD->getQualifiedNameAsString() << utils::describeRepeat(Repeat, SM)
-                << Ns << CanFix;
+                << FD->getQualifiedNameAsString()
+                << utils::describeRepeat(Repeat, SM) << Ns << CanFix;
     if (CanFix)
       Diag << FixItHint::CreateReplacement(
           Call->getSourceRange(),

@@ -57,7 +57,8 @@ const CXXRecordDecl *emplacedElement(const CallExpr *CE) {
   return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
 }
 
-using SiteMap = llvm::DenseMap<const Decl *, llvm::SmallVector<const Stmt *, 4>>;
+using SiteMap =
+    llvm::DenseMap<const Decl *, llvm::SmallVector<const Stmt *, 4>>;
 
 class IndexVisitor : public RecursiveASTVisitor<IndexVisitor> {
 public:
@@ -263,8 +264,7 @@ RepeatReason RunFrequency::ofConstructions(const CXXRecordDecl *RD,
   return Result;
 }
 
-std::string describeRepeat(const RepeatReason &R,
-                           const SourceManager &SM) {
+std::string describeRepeat(const RepeatReason &R, const SourceManager &SM) {
   std::string Line =
       R.Loop ? std::to_string(SM.getExpansionLineNumber(R.Loop->getBeginLoc()))
              : "";
