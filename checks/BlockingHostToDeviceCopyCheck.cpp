@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockingHostToDeviceCopyCheck.h"
+#include "HostTensorToDeviceCheck.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/FindingPayload.h"
 #include "utils/TorchUtils.h"
@@ -45,25 +46,133 @@ bool isPinned(const Expr *E, unsigned Depth = 0) {
   return false;
 }
 
-/// A tensor a factory makes on the host (`torch::randn(...)`, directly or
-/// through a variable): creating it on the device is the better fix, and
-/// torch-host-tensor-to-device offers it. Host data (`from_blob`, `tensor`
-/// of a container) stays with this check.
-bool isMadeByFactory(const Expr *E, unsigned Depth = 0) {
+/// How many calls and variables deep isHostData follows the source.
+constexpr unsigned MaxSourceDepth = 4;
+
+bool isHostData(const Expr *E, utils::DeviceAnalysis &Devices, ASTContext &Ctx,
+                unsigned Depth = 0);
+
+/// Every value \p VD gets: its initializer, when nothing assigns it later.
+const Expr *onlyValue(const VarDecl *VD, ASTContext &Ctx) {
+  const Stmt *Body = utils::enclosingFunctionBody(VD);
+  if (!Body || isa<ParmVarDecl>(VD) || !VD->hasLocalStorage() ||
+      VD->getType()->isReferenceType() || !VD->getInit())
+    return nullptr;
+  auto Assigned =
+      match(findAll(cxxOperatorCallExpr(
+                        hasOverloadedOperatorName("="),
+                        hasArgument(0, ignoringParenImpCasts(declRefExpr(
+                                           to(varDecl(equalsNode(VD)))))))
+                        .bind("a")),
+            *Body, Ctx);
+  return Assigned.empty() ? VD->getInit() : nullptr;
+}
+
+/// A function of the project defined here whose every return value is host
+/// data: a loader or collate function.
+bool returnsHostData(const FunctionDecl *FD, utils::DeviceAnalysis &Devices,
+                     ASTContext &Ctx, unsigned Depth) {
+  const FunctionDecl *Def = FD->getDefinition();
+  if (!Def || !Def->getBody() || utils::isInTorchNamespace(Def) ||
+      utils::isInLibTorchHeader(Def->getLocation(), Ctx.getSourceManager()) ||
+      !utils::isTensorType(Def->getReturnType()) ||
+      Def->getReturnType()->isReferenceType())
+    return false;
+  auto Returns =
+      match(findAll(returnStmt(forFunction(equalsNode(Def))).bind("r")),
+            *Def->getBody(), Ctx);
+  if (Returns.empty())
+    return false;
+  for (const auto &Node : Returns) {
+    const Expr *Value = Node.getNodeAs<ReturnStmt>("r")->getRetValue();
+    if (!Value || !isHostData(Value, Devices, Ctx, Depth + 1))
+      return false;
+  }
+  return true;
+}
+
+/// `torch::stack(items)` / `torch::cat(items)` of a local vector filled
+/// with host tensors only.
+bool stacksHostData(const CallExpr *CE, utils::DeviceAnalysis &Devices,
+                    ASTContext &Ctx, unsigned Depth) {
+  if (!utils::isTorchFunction(CE->getDirectCallee(), {"stack", "cat"}) ||
+      CE->getNumArgs() == 0)
+    return false;
+  const auto *Ref = dyn_cast<DeclRefExpr>(ignoreWrappers(CE->getArg(0)));
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  const Stmt *Body = VD ? utils::enclosingFunctionBody(VD) : nullptr;
+  if (!Body || isa<ParmVarDecl>(VD) || VD->getType()->isReferenceType())
+    return false;
+  // Filled only by push_back / emplace_back: every other use reads it.
+  auto Fills = match(
+      findAll(cxxMemberCallExpr(on(declRefExpr(to(varDecl(equalsNode(VD))))),
+                                callee(cxxMethodDecl(
+                                    hasAnyName("push_back", "emplace_back"))))
+                  .bind("fill")),
+      *Body, Ctx);
+  if (Fills.empty())
+    return false;
+  for (const auto &Node : Fills) {
+    const auto *Fill = Node.getNodeAs<CXXMemberCallExpr>("fill");
+    if (Fill->getNumArgs() != 1 ||
+        !isHostData(Fill->getArg(0), Devices, Ctx, Depth + 1))
+      return false;
+  }
+  return true;
+}
+
+/// Host data the project loads itself: what DeviceAnalysis proves on the
+/// CPU, and also the values of its own load and collate functions, through
+/// local variables and the ops that keep the device.
+bool isHostData(const Expr *E, utils::DeviceAnalysis &Devices, ASTContext &Ctx,
+                unsigned Depth) {
+  if (Devices.ofTensor(E) == DeviceKind::Cpu)
+    return true;
   E = ignoreWrappers(E);
+  if (!E || Depth > MaxSourceDepth)
+    return false;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
-    return VD && VD->getInit() && Depth < MaxInitDepth &&
-           isMadeByFactory(VD->getInit(), Depth + 1);
+    const Expr *Value = VD ? onlyValue(VD, Ctx) : nullptr;
+    return Value && isHostData(Value, Devices, Ctx, Depth + 1);
+  }
+  if (const CXXMethodDecl *M = utils::tensorMethod(E)) {
+    // Ops on a tensor keep its device; to() and cuda() may change it.
+    llvm::StringRef Name = M->getName();
+    if (Name == "to" || Name == "cuda" ||
+        !utils::isTensorType(M->getReturnType()))
+      return false;
+    return isHostData(cast<CXXMemberCallExpr>(E)->getImplicitObjectArgument(),
+                      Devices, Ctx, Depth + 1);
   }
   const auto *CE = dyn_cast<CallExpr>(E);
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
-  if (!FD || !utils::isTensorFactory(FD) || FD->getName() == "from_blob")
+  if (!FD)
     return false;
-  if (FD->getName() == "tensor")
-    return CE->getNumArgs() && isa<InitListExpr, CXXStdInitializerListExpr>(
-                                   ignoreWrappers(CE->getArg(0)));
-  return true;
+  return stacksHostData(CE, Devices, Ctx, Depth) ||
+         returnsHostData(FD, Devices, Ctx, Depth);
+}
+
+/// The device of a blocking copy to a device: null for `.cuda()`;
+/// std::nullopt when \p Copy is no such copy (a move to the CPU, a dtype
+/// conversion, non_blocking already requested).
+std::optional<const Expr *> blockingCopyTarget(const CXXMemberCallExpr *Copy,
+                                               utils::DeviceAnalysis &Devices,
+                                               ASTContext &Ctx) {
+  if (Copy->getMethodDecl()->getName() == "cuda")
+    return Copy->getNumArgs() == 0 ? std::optional<const Expr *>(nullptr)
+                                   : std::nullopt;
+  // to(TensorOptions options, bool non_blocking, ...) with a device.
+  const Expr *Target = utils::deviceTargetOfTo(Copy);
+  if (!Target || Devices.ofDevice(Target) == DeviceKind::Cpu)
+    return std::nullopt;
+  if (Copy->getNumArgs() > 1 && !isa<CXXDefaultArgExpr>(Copy->getArg(1))) {
+    bool NonBlocking = true;
+    if (!Copy->getArg(1)->EvaluateAsBooleanCondition(NonBlocking, Ctx) ||
+        NonBlocking)
+      return std::nullopt;
+  }
+  return Target;
 }
 
 } // namespace
@@ -72,12 +181,11 @@ void BlockingHostToDeviceCopyCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
   auto TensorClass =
       cxxRecordDecl(hasAnyName("::at::Tensor", "::at::TensorBase"));
-  auto Loop = stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()));
   Finder->addMatcher(
       cxxMemberCallExpr(
           utils::isOutsideLibTorch(),
           callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(TensorClass))),
-          hasAncestor(Loop.bind("loop")), unless(isInTemplateInstantiation()))
+          unless(isInTemplateInstantiation()))
           .bind("copy"),
       this);
 }
@@ -85,50 +193,46 @@ void BlockingHostToDeviceCopyCheck::registerMatchers(MatchFinder *Finder) {
 void BlockingHostToDeviceCopyCheck::check(
     const MatchFinder::MatchResult &Result) {
   const auto *Copy = Result.Nodes.getNodeAs<CXXMemberCallExpr>("copy");
-  const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
   const SourceManager &SM = *Result.SourceManager;
   ASTContext &Ctx = *Result.Context;
   const LangOptions &LO = getLangOpts();
   if (utils::isInLibTorchHeader(Copy->getBeginLoc(), SM))
     return;
-  // `do { } while (false)` is a macro idiom, not a loop.
-  if (utils::isRunOnceLoop(Loop, Ctx))
-    return;
   utils::DeviceAnalysis Devices(Ctx);
-  const CXXMethodDecl *Method = Copy->getMethodDecl();
-  const bool IsCuda = Method->getName() == "cuda";
-  if (IsCuda && Copy->getNumArgs() != 0)
+  const bool IsCuda = Copy->getMethodDecl()->getName() == "cuda";
+  std::optional<const Expr *> MaybeTarget =
+      blockingCopyTarget(Copy, Devices, Ctx);
+  if (!MaybeTarget)
     return;
-  const Expr *Target = nullptr;
-  if (!IsCuda) {
-    // to(TensorOptions options, bool non_blocking, ...) with a device.
-    Target = utils::deviceTargetOfTo(Copy);
-    if (!Target || Devices.ofDevice(Target) == DeviceKind::Cpu)
-      return;
-    // non_blocking already requested.
-    if (Copy->getNumArgs() > 1 && !isa<CXXDefaultArgExpr>(Copy->getArg(1))) {
-      bool NonBlocking = true;
-      if (!Copy->getArg(1)->EvaluateAsBooleanCondition(NonBlocking, Ctx) ||
-          NonBlocking)
-        return;
-    }
-  }
+  const Expr *Target = *MaybeTarget;
   // Host data, per step, not pinned.
   const Expr *Source = Copy->getImplicitObjectArgument();
-  if (isPinned(Source) || isMadeByFactory(Source))
+  // A factory's tensor is torch-host-tensor-to-device's: made on the device,
+  // it needs no copy at all.
+  if (isPinned(Source) || hostFactoryBehind(Source, Ctx))
     return;
-  if (Devices.ofTensor(Source) != DeviceKind::Cpu)
+  if (!isHostData(Source, Devices, Ctx))
+    return;
+  // Per step: in a loop, or in a function that runs in one.
+  if (!Frequency || FrequencyContext != &Ctx) {
+    Frequency = std::make_unique<utils::RunFrequency>(Ctx);
+    FrequencyContext = &Ctx;
+  }
+  utils::RepeatReason Repeat = Frequency->ofStmt(Copy);
+  if (Repeat.Freq != utils::Frequency::Repeated)
     return;
 
-  unsigned LoopLine = SM.getExpansionLineNumber(Loop->getBeginLoc());
-  utils::recordPayload("torch-blocking-host-to-device-copy", Copy->getExprLoc(),
-                       Loop, /*IsLoop=*/true, Ctx);
+  if (Repeat.Loop && !Repeat.Through)
+    utils::recordPayload("torch-blocking-host-to-device-copy",
+                         Copy->getExprLoc(), Repeat.Loop, /*IsLoop=*/true, Ctx);
+  else
+    utils::recordStatementPayload("torch-blocking-host-to-device-copy",
+                                  Copy->getExprLoc(), Copy, Ctx);
   auto Diag = diag(Copy->getExprLoc(),
-                   "blocking copy of host data to the device in every "
-                   "iteration of the loop at line %0; pin the source and "
-                   "copy with non_blocking=true so the copy overlaps with "
-                   "the computation")
-              << LoopLine;
+                   "blocking copy of host data to the device %0; pin the "
+                   "source and copy with non_blocking=true so the copy "
+                   "overlaps with the computation")
+              << utils::describeRepeat(Repeat, SM);
   if (Copy->getBeginLoc().isMacroID() || Copy->getEndLoc().isMacroID())
     return;
   std::string Ns = utils::torchNamespace(Ctx);

@@ -5,7 +5,14 @@
 // host-side fill are all avoidable by passing the device in the factory's
 // options. The fix merges the device into the options the call already has,
 // keeping dtype (randint's kLong comes from a default argument), layout and
-// requires_grad.
+// requires_grad; shape-only ops between the factory and the move stay after
+// the factory, and a dtype conversion goes into the options where the
+// factory gives the same values in that dtype.
+//
+// Only code that runs repeatedly is worth it: a loop, a function called from
+// one, a forward() or operator(). Set-up code that this translation unit
+// shows runs once stays silent; `torch::empty(...).to(d)` copies
+// uninitialised memory and is reported anywhere.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,12 +24,14 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
 using utils::DeviceKind;
+using utils::Frequency;
 using utils::ignoreWrappers;
 using utils::isEnumNamed;
 using utils::isRecordNamed;
@@ -80,7 +89,633 @@ bool declaredBefore(const Expr *E, SourceLocation Loc,
   return true;
 }
 
+/// Ops that change only the shape or the memory layout: made on the device,
+/// the tensor goes through them unchanged.
+bool isShapeOp(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("view", "reshape", "repeat", "expand", "unsqueeze", "t", true)
+      .Cases("permute", "contiguous", "clone", "flatten", "squeeze", true)
+      .Case("transpose", true)
+      .Default(false);
+}
+
+/// `t.to(dtype)` with nothing else: the dtype expression, or null.
+const Expr *dtypeOfTo(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *M = utils::tensorMethod(Call);
+  if (!M || M->getName() != "to" || Call->getNumArgs() == 0 ||
+      !isEnumNamed(M->getParamDecl(0)->getType(), "ScalarType"))
+    return nullptr;
+  for (unsigned I = 1; I < Call->getNumArgs(); ++I)
+    if (!isa<CXXDefaultArgExpr>(Call->getArg(I)))
+      return nullptr;
+  return Call->getArg(0);
+}
+
+/// The name of the ScalarType enumerator \p E evaluates to ("Float").
+std::optional<llvm::StringRef> scalarTypeName(const Expr *E,
+                                              const ASTContext &Ctx) {
+  const auto *ET = ignoreWrappers(E)->getType()->getAs<EnumType>();
+  Expr::EvalResult Value;
+  if (!ET || E->isValueDependent() || !E->EvaluateAsInt(Value, Ctx))
+    return std::nullopt;
+  for (const EnumConstantDecl *C : ET->getDecl()->enumerators())
+    if (llvm::APSInt::isSameValue(C->getInitVal(), Value.Val.getInt()))
+      return C->getName();
+  return std::nullopt;
+}
+
+enum class DtypeClass { Floating, ReducedFloating, Integral, Bool, Other };
+
+DtypeClass classOfDtype(llvm::StringRef Name) {
+  return llvm::StringSwitch<DtypeClass>(Name)
+      .Cases("Float", "Double", DtypeClass::Floating)
+      .Cases("Half", "BFloat16", DtypeClass::ReducedFloating)
+      .Cases("Byte", "Char", "Short", "Int", "Long", DtypeClass::Integral)
+      .Case("Bool", DtypeClass::Bool)
+      .Default(DtypeClass::Other);
+}
+
+/// What a factory's values are, for whether making it directly in another
+/// dtype gives the values a conversion would.
+enum class FactoryValues { Fill, Literal, Integer, Real };
+
+bool writtenAsInteger(const Expr *E) {
+  // Through the conversion to at::Scalar of the real headers.
+  QualType T = ignoreWrappers(E)->IgnoreImpCasts()->getType();
+  return T->isIntegerType() || T->isBooleanType();
+}
+
+FactoryValues valuesOf(const CallExpr *Factory) {
+  llvm::StringRef Name = Factory->getDirectCallee()->getName();
+  if (Name == "zeros" || Name == "ones" || Name == "empty" || Name == "eye")
+    return FactoryValues::Fill;
+  if (Name == "tensor")
+    return FactoryValues::Literal;
+  if (Name == "randint" || Name == "randperm")
+    return FactoryValues::Integer;
+  if (Name == "full")
+    return Factory->getNumArgs() > 1 && writtenAsInteger(Factory->getArg(1))
+               ? FactoryValues::Integer
+               : FactoryValues::Real;
+  if (Name != "arange")
+    return FactoryValues::Real;
+  for (const Expr *Arg : Factory->arguments())
+    if (!isa<CXXDefaultArgExpr>(Arg) &&
+        !isRecordNamed(Arg->getType(), "TensorOptions") &&
+        !writtenAsInteger(Arg))
+      return FactoryValues::Real;
+  return FactoryValues::Integer;
+}
+
+bool canMakeIn(FactoryValues Values, DtypeClass Dtype) {
+  switch (Values) {
+  case FactoryValues::Literal:
+    return true;
+  case FactoryValues::Fill:
+    return Dtype != DtypeClass::Other;
+  case FactoryValues::Integer:
+    return Dtype == DtypeClass::Floating || Dtype == DtypeClass::Integral;
+  case FactoryValues::Real:
+    return Dtype == DtypeClass::Floating;
+  }
+  return false;
+}
+
+/// Part of the chain from a factory to the move, in one expression: the
+/// text after \p Base up to the end of \p Top is rewritten to the shape ops
+/// alone.
+struct Segment {
+  const Expr *Base = nullptr;
+  const Expr *Top = nullptr;
+  llvm::SmallVector<const CXXMemberCallExpr *, 4> ShapeOps; // outermost first
+};
+
+struct FactoryChain {
+  const CallExpr *Factory = nullptr;
+  const VarDecl *Var = nullptr;
+  llvm::SmallVector<Segment, 2> Segments;
+  llvm::SmallVector<const Expr *, 2> Dtypes; // the last applied first
+};
+
+/// Walks down from \p E through shape-only ops and dtype-only conversions to
+/// what they start from.
+const Expr *walkLinks(const Expr *E, Segment &Seg,
+                      llvm::SmallVectorImpl<const Expr *> &Dtypes) {
+  E = ignoreWrappers(E);
+  for (unsigned Depth = 0; Depth < 32; ++Depth) {
+    const CXXMethodDecl *M = utils::tensorMethod(E);
+    if (!M)
+      break;
+    const auto *MC = cast<CXXMemberCallExpr>(E);
+    if (isShapeOp(M->getName()))
+      Seg.ShapeOps.push_back(MC);
+    else if (const Expr *D = dtypeOfTo(MC))
+      Dtypes.push_back(D);
+    else
+      break;
+    E = ignoreWrappers(MC->getImplicitObjectArgument());
+  }
+  Seg.Base = E;
+  return E;
+}
+
+/// A factory call that makes its tensor on the host from no host data.
+bool isHostFactoryCall(const CallExpr *CE, utils::DeviceAnalysis &Devices,
+                       const ASTContext &Ctx) {
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (!FD || !utils::isTensorFactory(FD) || FD->getName() == "from_blob" ||
+      Devices.ofTensor(CE) != DeviceKind::Cpu)
+    return false;
+  // torch::tensor(values) copies host data: only a literal list can be made
+  // on the device instead.
+  if (FD->getName() != "tensor")
+    return true;
+  return CE->getNumArgs() > 0 &&
+         llvm::StringRef(sourceText(CE->getArg(0)->getSourceRange(),
+                                    Ctx.getSourceManager(), Ctx.getLangOpts()))
+             .starts_with("{");
+}
+
+/// A local variable initialized by the chain and used for nothing but the
+/// move.
+const VarDecl *singleUseLocal(const DeclRefExpr *Ref, ASTContext &Ctx) {
+  const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+  if (!Var || !Var->hasLocalStorage() || isa<ParmVarDecl>(Var) ||
+      Var->getType()->isReferenceType() || !Var->getInit())
+    return nullptr;
+  const auto *Fn =
+      dyn_cast_or_null<FunctionDecl>(Var->getParentFunctionOrMethod());
+  if (!Fn || !Fn->getBody() ||
+      match(findAll(declRefExpr(to(varDecl(equalsNode(Var)))).bind("ref")),
+            *Fn->getBody(), Ctx)
+              .size() != 1)
+    return nullptr;
+  return Var;
+}
+
+std::optional<FactoryChain> findChain(const CXXMemberCallExpr *Move,
+                                      utils::DeviceAnalysis &Devices,
+                                      ASTContext &Ctx) {
+  FactoryChain Chain;
+  Segment Outer;
+  Outer.Top = Move;
+  const Expr *Base =
+      walkLinks(Move->getImplicitObjectArgument(), Outer, Chain.Dtypes);
+  Chain.Segments.push_back(Outer);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Base)) {
+    Chain.Var = singleUseLocal(Ref, Ctx);
+    if (!Chain.Var)
+      return std::nullopt;
+    Segment Inner;
+    Inner.Top = Chain.Var->getInit();
+    Base = walkLinks(Chain.Var->getInit(), Inner, Chain.Dtypes);
+    Chain.Segments.push_back(Inner);
+  }
+  Chain.Factory = dyn_cast<CallExpr>(Base);
+  if (!isHostFactoryCall(Chain.Factory, Devices, Ctx))
+    return std::nullopt;
+  return Chain;
+}
+
+/// Where the move goes: a Device expression, TensorOptions with a device,
+/// or the current CUDA device of `.cuda()`.
+struct MoveTarget {
+  const Expr *Device = nullptr;
+  const Expr *Options = nullptr;
+};
+
+std::optional<MoveTarget> moveTargetOf(const CXXMemberCallExpr *Move,
+                                       utils::DeviceAnalysis &Devices) {
+  const CXXMethodDecl *Method = Move->getMethodDecl();
+  if (Method->getName() == "cuda")
+    return Move->getNumArgs() == 0 ? std::optional<MoveTarget>(MoveTarget())
+                                   : std::nullopt;
+  if (const Expr *Target = utils::deviceTargetOfTo(Move)) {
+    if (Devices.ofDevice(Target) == DeviceKind::Cpu)
+      return std::nullopt;
+    return MoveTarget{Target, nullptr};
+  }
+  // `.to(opts)` where opts carries a device (`pred.options()`).
+  if (Move->getNumArgs() == 0 || Method->getNumParams() == 0 ||
+      !isRecordNamed(Method->getParamDecl(0)->getType(), "TensorOptions"))
+    return std::nullopt;
+  const Expr *Options = ignoreWrappers(Move->getArg(0));
+  if (!isRecordNamed(Options->getType(), "TensorOptions") ||
+      Devices.ofDevice(Options) == DeviceKind::Cpu)
+    return std::nullopt;
+  return MoveTarget{nullptr, Move->getArg(0)};
+}
+
+enum class Tri { No, Yes, Unknown };
+
+/// Whether a TensorOptions expression sets a device (\p Device) or a dtype.
+Tri setsOption(const Expr *E, bool Device, ASTContext &Ctx, unsigned Depth = 0);
+
+Tri setsOptionThroughVariable(const DeclRefExpr *Ref, bool Device,
+                              ASTContext &Ctx, unsigned Depth) {
+  const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+  const Stmt *Body = VD ? utils::enclosingFunctionBody(VD) : nullptr;
+  if (!VD || !Body || isa<ParmVarDecl>(VD) || !VD->getInit() ||
+      VD->getType()->isReferenceType())
+    return Tri::Unknown;
+  auto Assigned =
+      match(findAll(cxxOperatorCallExpr(
+                        hasOverloadedOperatorName("="),
+                        hasArgument(0, ignoringParenImpCasts(declRefExpr(
+                                           to(varDecl(equalsNode(VD)))))))
+                        .bind("a")),
+            *Body, Ctx);
+  return Assigned.empty() ? setsOption(VD->getInit(), Device, Ctx, Depth + 1)
+                          : Tri::Unknown;
+}
+
+/// setsOption() for a call: `opts.dtype(d)`, `t.options()`, `torch::device(d)`.
+Tri setsOptionInCall(const CallExpr *CE, bool Device, ASTContext &Ctx,
+                     unsigned Depth) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || !FD->getIdentifier())
+    return Tri::Unknown;
+  llvm::StringRef Name = FD->getName();
+  if (Name == (Device ? "device" : "dtype"))
+    return Tri::Yes;
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(CE);
+  if (!MC)
+    return Name == "device" || Name == "dtype" || Name == "requires_grad" ||
+                   Name == "layout"
+               ? Tri::No
+               : Tri::Unknown;
+  // t.options() has the tensor's dtype and device.
+  if (utils::isTensorRecord(MC->getMethodDecl()->getParent()))
+    return Name == "options" ? Tri::Yes : Tri::Unknown;
+  return setsOption(MC->getImplicitObjectArgument(), Device, Ctx, Depth + 1);
+}
+
+Tri setsOption(const Expr *E, bool Device, ASTContext &Ctx, unsigned Depth) {
+  E = ignoreWrappers(E);
+  if (!E || Depth > 8)
+    return Tri::Unknown;
+  QualType T = E->getType();
+  if (isEnumNamed(T, "ScalarType"))
+    return Device ? Tri::No : Tri::Yes;
+  if (isEnumNamed(T, "DeviceType") || isRecordNamed(T, "Device") ||
+      isa<StringLiteral>(E))
+    return Device ? Tri::Yes : Tri::No;
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    return Construct->getNumArgs() == 0
+               ? Tri::No
+               : setsOption(Construct->getArg(0), Device, Ctx, Depth + 1);
+  if (const auto *CE = dyn_cast<CallExpr>(E))
+    return setsOptionInCall(CE, Device, Ctx, Depth);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return setsOptionThroughVariable(Ref, Device, Ctx, Depth);
+  return Tri::Unknown;
+}
+
+Tri setsDtype(const Expr *E, ASTContext &Ctx) {
+  return setsOption(E, /*Device=*/false, Ctx);
+}
+
+/// Builds the rewrite of a factory-then-move: the factory gets the device
+/// (and the dtype), the copy and the conversions go, shape ops stay.
+class FixBuilder {
+public:
+  FixBuilder(const FactoryChain &Chain, const MoveTarget &Target,
+             const CXXMemberCallExpr *Move, ASTContext &Ctx)
+      : Chain(Chain), Target(Target), Move(Move), Ctx(Ctx),
+        SM(Ctx.getSourceManager()), LO(Ctx.getLangOpts()),
+        FactoryFn(Chain.Factory->getDirectCallee()),
+        FactoryName(FactoryFn->getQualifiedNameAsString()),
+        Ns(FactoryName.substr(0, FactoryName.find("::"))) {}
+
+  /// The fix-its, or the reason there are none.
+  std::string build(llvm::SmallVectorImpl<FixItHint> &Fixes);
+  const std::string &factoryName() const { return FactoryName; }
+
+private:
+  std::string text(const Expr *E) const {
+    return sourceText(E->getSourceRange(), SM, LO);
+  }
+  std::string checkSpelling() const;
+  std::string checkDtypes(Tri TargetDtype) const;
+  std::string optionsFor(const Expr *Written, std::string &NoFix) const;
+  std::string defaultDtype(std::string &NoFix) const;
+  void rewriteSegments(llvm::SmallVectorImpl<FixItHint> &Fixes) const;
+
+  const FactoryChain &Chain;
+  const MoveTarget &Target;
+  const CXXMemberCallExpr *Move;
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  const LangOptions &LO;
+  const FunctionDecl *FactoryFn;
+  std::string FactoryName;
+  std::string Ns;
+};
+
+std::string FixBuilder::checkSpelling() const {
+  if (Chain.Factory->getBeginLoc().isMacroID() || Move->getEndLoc().isMacroID())
+    return "the code comes from a macro";
+  if (!Chain.Var)
+    return "";
+  SourceLocation VarLoc = Chain.Var->getLocation();
+  const Expr *Used = Target.Device ? Target.Device : Target.Options;
+  if (Used && !declaredBefore(Used, VarLoc, SM))
+    return "the device is declared after the tensor";
+  for (const Expr *D : Chain.Dtypes)
+    if (!declaredBefore(D, VarLoc, SM))
+      return "the dtype is declared after the tensor";
+  return "";
+}
+
+std::string FixBuilder::checkDtypes(Tri TargetDtype) const {
+  FactoryValues Values = valuesOf(Chain.Factory);
+  if (TargetDtype == Tri::Unknown)
+    return "it is not known whether the options it is moved with set a dtype";
+  if (TargetDtype == Tri::Yes && Values != FactoryValues::Fill &&
+      Values != FactoryValues::Literal)
+    return "the options it is moved with set a dtype not known here, in "
+           "which '" +
+           FactoryName + "' may not give the same values";
+  for (const Expr *D : Chain.Dtypes) {
+    std::optional<llvm::StringRef> Name = scalarTypeName(D, Ctx);
+    if (!Name)
+      return "the dtype it is converted to is not known here";
+    if (!canMakeIn(Values, classOfDtype(*Name)))
+      return "'" + FactoryName + "' made directly as " + Name->str() +
+             " would not give the values of the conversion";
+  }
+  return "";
+}
+
+/// The dtype the factory has through its default options (randint's kLong),
+/// spelled; empty when the default sets none.
+std::string FixBuilder::defaultDtype(std::string &NoFix) const {
+  unsigned Index = 0;
+  while (Index < FactoryFn->getNumParams() &&
+         !isRecordNamed(FactoryFn->getParamDecl(Index)->getType(),
+                        "TensorOptions"))
+    ++Index;
+  if (Index >= FactoryFn->getNumParams())
+    return "";
+  const Expr *Default =
+      ignoreWrappers(FactoryFn->getParamDecl(Index)->getDefaultArg());
+  if (Default && isEnumNamed(Default->getType(), "ScalarType")) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Default))
+      return Ns + "::" + Ref->getDecl()->getNameAsString();
+    NoFix = "its default dtype could not be spelled";
+  } else if (Default && !isa<CXXConstructExpr, InitListExpr>(Default)) {
+    NoFix = "its default options could not be spelled";
+  }
+  return "";
+}
+
+/// The new options: \p Written is the factory's options argument, or null
+/// when it is defaulted.
+std::string FixBuilder::optionsFor(const Expr *Written,
+                                   std::string &NoFix) const {
+  const Expr *Inner = Written ? ignoreWrappers(Written) : nullptr;
+  bool WrittenOptions =
+      Inner && isRecordNamed(Inner->getType(), "TensorOptions");
+  bool WrittenDtype = Inner && isEnumNamed(Inner->getType(), "ScalarType");
+  if (Inner && !WrittenOptions && !WrittenDtype) {
+    NoFix = "its options could not be extended";
+    return "";
+  }
+  // The dtype the result must have, when the factory would not give it.
+  std::string Dtype;
+  if (!Chain.Dtypes.empty())
+    Dtype = text(Chain.Dtypes.front());
+  else if (WrittenDtype)
+    Dtype = text(Written);
+  else if (!Inner)
+    Dtype = defaultDtype(NoFix);
+  if (Target.Options) {
+    if (WrittenOptions) {
+      NoFix = "the factory's options would have to be merged with the "
+              "options it is moved with";
+      return "";
+    }
+    std::string Opts = text(Target.Options);
+    if (!isa<DeclRefExpr, CallExpr, ParenExpr>(ignoreWrappers(Target.Options)))
+      Opts = "(" + Opts + ")";
+    if (Dtype.empty() || setsDtype(Target.Options, Ctx) == Tri::Yes)
+      return Opts;
+    return Opts + ".dtype(" + Dtype + ")";
+  }
+  std::string Device = Target.Device
+                           ? sourceText(Target.Device->getSourceRange(), SM, LO)
+                           : Ns + "::kCUDA";
+  if (WrittenOptions) {
+    std::string Opts = text(Written);
+    if (!isa<DeclRefExpr, CallExpr, CXXTemporaryObjectExpr, ParenExpr>(Inner))
+      Opts = "(" + Opts + ")";
+    if (!Chain.Dtypes.empty())
+      Opts += ".dtype(" + Dtype + ")";
+    return Opts + ".device(" + Device + ")";
+  }
+  if (Dtype.empty())
+    return Ns + "::device(" + Device + ")";
+  if (Chain.Dtypes.empty())
+    return Ns + "::TensorOptions(" + Dtype + ").device(" + Device + ")";
+  return Ns + "::dtype(" + Dtype + ").device(" + Device + ")";
+}
+
+void FixBuilder::rewriteSegments(
+    llvm::SmallVectorImpl<FixItHint> &Fixes) const {
+  for (const Segment &Seg : Chain.Segments) {
+    std::string Kept;
+    for (const CXXMemberCallExpr *Op : llvm::reverse(Seg.ShapeOps))
+      Kept += sourceText(
+          SourceRange(
+              Lexer::getLocForEndOfToken(
+                  Op->getImplicitObjectArgument()->getEndLoc(), 0, SM, LO),
+              Op->getEndLoc()),
+          SM, LO);
+    SourceLocation From =
+        Lexer::getLocForEndOfToken(Seg.Base->getEndLoc(), 0, SM, LO);
+    SourceLocation To =
+        Lexer::getLocForEndOfToken(Seg.Top->getEndLoc(), 0, SM, LO);
+    if (From == To)
+      continue;
+    Fixes.push_back(FixItHint::CreateReplacement(
+        CharSourceRange::getCharRange(From, To), Kept));
+  }
+}
+
+std::string FixBuilder::build(llvm::SmallVectorImpl<FixItHint> &Fixes) {
+  if (std::string NoFix = checkSpelling(); !NoFix.empty())
+    return NoFix;
+  Tri TargetDtype = Target.Options ? setsDtype(Target.Options, Ctx) : Tri::No;
+  if (std::string NoFix = checkDtypes(TargetDtype); !NoFix.empty())
+    return NoFix;
+  unsigned OptionsIndex = FactoryFn->getNumParams();
+  for (unsigned I = 0; I < FactoryFn->getNumParams(); ++I)
+    if (isRecordNamed(FactoryFn->getParamDecl(I)->getType(), "TensorOptions")) {
+      OptionsIndex = I;
+      break;
+    }
+  if (OptionsIndex >= Chain.Factory->getNumArgs())
+    return "'" + FactoryName + "' takes no options here";
+  const Expr *Options = Chain.Factory->getArg(OptionsIndex);
+  bool Defaulted = isa<CXXDefaultArgExpr>(Options);
+  // Every argument before the options must be written out.
+  for (unsigned I = 0; Defaulted && I < OptionsIndex; ++I)
+    if (isa<CXXDefaultArgExpr>(Chain.Factory->getArg(I)))
+      return "an argument before the options is defaulted";
+  std::string NoFix;
+  std::string NewOptions = optionsFor(Defaulted ? nullptr : Options, NoFix);
+  if (!NoFix.empty())
+    return NoFix;
+  if (!Defaulted) {
+    Fixes.push_back(
+        FixItHint::CreateReplacement(Options->getSourceRange(), NewOptions));
+  } else {
+    SourceLocation After =
+        OptionsIndex == 0
+            ? Lexer::findNextToken(Chain.Factory->getCallee()->getEndLoc(), SM,
+                                   LO)
+                  ->getEndLoc()
+            : Lexer::getLocForEndOfToken(
+                  Chain.Factory->getArg(OptionsIndex - 1)->getEndLoc(), 0, SM,
+                  LO);
+    Fixes.push_back(FixItHint::CreateInsertion(
+        After, (OptionsIndex == 0 ? "" : ", ") + NewOptions));
+  }
+  rewriteSegments(Fixes);
+  return "";
+}
+
+/// A member of the object itself: `w_` or `this->w_`.
+const FieldDecl *ownMember(const Expr *E) {
+  const auto *ME = dyn_cast<MemberExpr>(ignoreWrappers(E));
+  if (!ME || !isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+    return nullptr;
+  return dyn_cast<FieldDecl>(ME->getMemberDecl());
+}
+
+/// Every value the member \p Field gets in its class: its default member
+/// initializer, the constructors' initializers and the assignments in the
+/// constructors. Empty when another method assigns it too.
+llvm::SmallVector<const Expr *, 4> memberValues(const FieldDecl *Field,
+                                                ASTContext &Ctx) {
+  llvm::SmallVector<const Expr *, 4> Values;
+  if (const Expr *Init = Field->getInClassInitializer())
+    Values.push_back(Init);
+  const CXXRecordDecl *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!RD)
+    return {};
+  auto Assign =
+      cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                          hasArgument(0, ignoringParenImpCasts(memberExpr(
+                                             member(equalsNode(Field))))))
+          .bind("assign");
+  for (const CXXMethodDecl *M : RD->methods()) {
+    const FunctionDecl *Def = nullptr;
+    if (!M->hasBody(Def) || !Def->getBody())
+      continue;
+    auto Found = match(findAll(Assign), *Def->getBody(), Ctx);
+    if (!Found.empty() && !isa<CXXConstructorDecl>(M))
+      return {};
+    for (const auto &Node : Found)
+      Values.push_back(
+          Node.getNodeAs<CXXOperatorCallExpr>("assign")->getArg(1));
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Def))
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        if (Init->getMember() == Field && Init->isWritten())
+          Values.push_back(Init->getInit());
+  }
+  return Values;
+}
+
+/// A value registered with the module (register_buffer): module->to(device)
+/// moves it, and a `.to(device)` of it then copies nothing.
+bool isRegistered(const Expr *E) {
+  const auto *CE = dyn_cast<CallExpr>(ignoreWrappers(E));
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  return FD && FD->getIdentifier() && FD->getName().starts_with("register_");
+}
+
+/// A loop that collects what \p Call makes: its result is appended to a
+/// container.
+bool isCollected(const Expr *Call, ASTContext &Ctx) {
+  const Stmt *Cur = Call;
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    DynTypedNodeList Parents = Ctx.getParents(*Cur);
+    const auto *P = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    if (!P)
+      return false;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(P))
+      if (const CXXMethodDecl *M = MC->getMethodDecl();
+          M && M->getIdentifier() && P != Call &&
+          (M->getName() == "push_back" || M->getName() == "emplace_back"))
+        return true;
+    if (!isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+             ExprWithCleanups, CXXConstructExpr, ParenExpr>(P))
+      return false;
+    Cur = P;
+  }
+  return false;
+}
+
+/// A scalar whose torch::tensor({x}) dtype torch::full({1}, x) gives too:
+/// float and double (the default dtype), int and int64_t (kLong), bool.
+bool fullKeepsDtype(const Expr *Scalar) {
+  const auto *BT = Scalar->IgnoreImpCasts()->getType()->getAs<BuiltinType>();
+  if (!BT)
+    return false;
+  switch (BT->getKind()) {
+  case BuiltinType::Float:
+  case BuiltinType::Double:
+  case BuiltinType::Int:
+  case BuiltinType::Long:
+  case BuiltinType::LongLong:
+  case BuiltinType::Bool:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// The elements of `{a, b}` in torch::tensor's first argument.
+llvm::SmallVector<const Expr *, 4> literalElements(const Expr *Arg) {
+  const Expr *E = ignoreWrappers(Arg);
+  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
+    E = ignoreWrappers(List->getSubExpr());
+  llvm::SmallVector<const Expr *, 4> Elements;
+  const auto *Init = dyn_cast<InitListExpr>(E);
+  if (!Init)
+    return Elements;
+  for (const Expr *Element : Init->inits())
+    Elements.push_back(ignoreWrappers(Element));
+  return Elements;
+}
+
 } // namespace
+
+const CallExpr *hostFactoryBehind(const Expr *E, ASTContext &Ctx) {
+  utils::DeviceAnalysis Devices(Ctx);
+  llvm::SmallVector<const Expr *, 2> Dtypes;
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    Segment Seg;
+    const Expr *Base = walkLinks(E, Seg, Dtypes);
+    if (const auto *CE = dyn_cast<CallExpr>(Base))
+      return isHostFactoryCall(CE, Devices, Ctx) ? CE : nullptr;
+    const auto *Ref = dyn_cast<DeclRefExpr>(Base);
+    const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!VD || isa<ParmVarDecl>(VD) || !VD->getInit())
+      return nullptr;
+    E = VD->getInit();
+  }
+  return nullptr;
+}
+
+utils::RunFrequency &HostTensorToDeviceCheck::frequency(ASTContext &Ctx) {
+  if (!Frequency || FrequencyContext != &Ctx) {
+    Frequency = std::make_unique<utils::RunFrequency>(Ctx);
+    FrequencyContext = &Ctx;
+  }
+  return *Frequency;
+}
 
 void HostTensorToDeviceCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
@@ -93,168 +728,154 @@ void HostTensorToDeviceCheck::registerMatchers(MatchFinder *Finder) {
           unless(isInTemplateInstantiation()))
           .bind("move"),
       this);
+  Finder->addMatcher(callExpr(utils::isOutsideLibTorch(),
+                              callee(functionDecl(hasName("tensor"))),
+                              unless(isInTemplateInstantiation()))
+                         .bind("tensor"),
+                     this);
 }
 
 void HostTensorToDeviceCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Move = Result.Nodes.getNodeAs<CXXMemberCallExpr>("move");
-  const SourceManager &SM = *Result.SourceManager;
   ASTContext &Ctx = *Result.Context;
-  const LangOptions &LO = getLangOpts();
-  if (utils::isInLibTorchHeader(Move->getBeginLoc(), SM))
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("tensor")) {
+    if (!utils::isInLibTorchHeader(Call->getBeginLoc(), *Result.SourceManager))
+      checkDeviceTensor(Call, Ctx);
     return;
-  const CXXMethodDecl *Method = Move->getMethodDecl();
+  }
+  const auto *Move = Result.Nodes.getNodeAs<CXXMemberCallExpr>("move");
+  if (utils::isInLibTorchHeader(Move->getBeginLoc(), *Result.SourceManager))
+    return;
+  if (const FieldDecl *Field = ownMember(Move->getImplicitObjectArgument()))
+    checkMemberMove(Move, Field, Ctx);
+  else
+    checkMove(Move, Ctx);
+}
+
+void HostTensorToDeviceCheck::checkMove(const CXXMemberCallExpr *Move,
+                                        ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
   utils::DeviceAnalysis Devices(Ctx);
-
-  // The device it goes to, spelled so that it can be passed to a factory.
-  const Expr *DeviceArg = nullptr;
-  if (Method->getName() == "to") {
-    const Expr *Target = utils::deviceTargetOfTo(Move);
-    if (!Target || Devices.ofDevice(Target) == DeviceKind::Cpu)
-      return;
-    DeviceArg = Target;
-  } else if (Move->getNumArgs() != 0) {
+  std::optional<MoveTarget> Target = moveTargetOf(Move, Devices);
+  if (!Target)
     return;
+  std::optional<FactoryChain> Chain = findChain(Move, Devices, Ctx);
+  if (!Chain)
+    return;
+  // torch::empty's memory is uninitialised: copying it is never wanted.
+  if (Chain->Factory->getDirectCallee()->getName() != "empty") {
+    utils::RepeatReason Repeat = frequency(Ctx).ofStmt(Move);
+    if (Repeat.Freq == Frequency::Once ||
+        (Repeat.Freq != Frequency::Repeated && isCachedResult(Move, Ctx)))
+      return;
   }
 
-  // The factory: the object itself, or a local variable initialized by one
-  // and used for nothing but this move.
-  const Expr *Object = Move->getImplicitObjectArgument();
-  const auto *Factory = dyn_cast<CallExpr>(ignoreWrappers(Object));
-  const VarDecl *Var = nullptr;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(ignoreWrappers(Object))) {
-    Var = dyn_cast<VarDecl>(Ref->getDecl());
-    if (!Var || !Var->hasLocalStorage() || isa<ParmVarDecl>(Var) ||
-        Var->getType()->isReferenceType() || !Var->getInit())
-      return;
-    const auto *Fn =
-        dyn_cast_or_null<FunctionDecl>(Var->getParentFunctionOrMethod());
-    if (!Fn || !Fn->getBody() ||
-        match(findAll(declRefExpr(to(varDecl(equalsNode(Var)))).bind("ref")),
-              *Fn->getBody(), Ctx)
-                .size() != 1)
-      return;
-    Factory = dyn_cast<CallExpr>(ignoreWrappers(Var->getInit()));
-  }
-  const FunctionDecl *FactoryFn =
-      Factory ? Factory->getDirectCallee() : nullptr;
-  if (!FactoryFn || !utils::isTensorFactory(FactoryFn) ||
-      FactoryFn->getName() == "from_blob" ||
-      Devices.ofTensor(Factory) != DeviceKind::Cpu)
-    return;
-  // torch::tensor(values) copies host data: only a literal list can be made
-  // on the device instead.
-  if (FactoryFn->getName() == "tensor" &&
-      !llvm::StringRef(sourceText(Factory->getArg(0)->getSourceRange(), SM, LO))
-           .starts_with("{"))
-    return;
-  if (isCachedResult(Move, Ctx))
-    return;
-
-  std::string FactoryName = FactoryFn->getQualifiedNameAsString();
-  std::string Message = "tensor made on the host by '" + FactoryName + "'";
-  if (Var)
-    Message +=
-        " at line " +
-        std::to_string(SM.getExpansionLineNumber(Factory->getBeginLoc()));
+  FixBuilder Builder(*Chain, *Target, Move, Ctx);
+  llvm::SmallVector<FixItHint, 4> Fixes;
+  std::string NoFix = Builder.build(Fixes);
+  std::string Message =
+      "tensor made on the host by '" + Builder.factoryName() + "'";
+  if (Chain->Var)
+    Message += " at line " + std::to_string(SM.getExpansionLineNumber(
+                                 Chain->Factory->getBeginLoc()));
   Message += " and then copied to the device; create it on the device by "
              "passing the device in its options";
-
-  // Build the fix: the device merged into the factory's options, the copy
-  // removed.
-  std::string Ns = FactoryName.substr(0, FactoryName.find("::"));
-  std::string Device = DeviceArg
-                           ? sourceText(DeviceArg->getSourceRange(), SM, LO)
-                           : Ns + "::kCUDA";
-  std::string NoFix;
-  llvm::SmallVector<FixItHint, 2> Fixes;
-  unsigned OptionsIndex = FactoryFn->getNumParams();
-  for (unsigned I = 0; I < FactoryFn->getNumParams(); ++I)
-    if (isRecordNamed(FactoryFn->getParamDecl(I)->getType(), "TensorOptions")) {
-      OptionsIndex = I;
-      break;
-    }
-  if (Factory->getBeginLoc().isMacroID() || Move->getEndLoc().isMacroID())
-    NoFix = "the code comes from a macro";
-  else if (DeviceArg && Var &&
-           !declaredBefore(DeviceArg, Var->getLocation(), SM))
-    NoFix = "the device is declared after the tensor";
-  else if (OptionsIndex >= Factory->getNumArgs())
-    NoFix = "'" + FactoryName + "' takes no options here";
-
-  if (NoFix.empty()) {
-    const Expr *Options = Factory->getArg(OptionsIndex);
-    if (isa<CXXDefaultArgExpr>(Options)) {
-      // Every argument before the options must be written out.
-      for (unsigned I = 0; I < OptionsIndex; ++I)
-        if (isa<CXXDefaultArgExpr>(Factory->getArg(I)))
-          NoFix = "an argument before the options is defaulted";
-      const Expr *Default = ignoreWrappers(
-          FactoryFn->getParamDecl(OptionsIndex)->getDefaultArg());
-      std::string NewOptions = Ns + "::device(" + Device + ")";
-      if (Default && isEnumNamed(Default->getType(), "ScalarType")) {
-        // randint's kLong is only in its default argument: keep it.
-        const auto *Ref = dyn_cast<DeclRefExpr>(Default);
-        if (!Ref)
-          NoFix = "its default dtype could not be spelled";
-        else
-          NewOptions = Ns + "::TensorOptions(" + Ns +
-                       "::" + Ref->getDecl()->getNameAsString() + ").device(" +
-                       Device + ")";
-      } else if (Default && !isa<CXXConstructExpr, InitListExpr>(Default)) {
-        NoFix = "its default options could not be spelled";
-      }
-      if (NoFix.empty()) {
-        SourceLocation After =
-            OptionsIndex == 0
-                ? Lexer::findNextToken(Factory->getCallee()->getEndLoc(), SM,
-                                       LO)
-                      ->getEndLoc()
-                : Lexer::getLocForEndOfToken(
-                      Factory->getArg(OptionsIndex - 1)->getEndLoc(), 0, SM,
-                      LO);
-        Fixes.push_back(FixItHint::CreateInsertion(
-            After, (OptionsIndex == 0 ? "" : ", ") + NewOptions));
-      }
-    } else {
-      const Expr *Inner = ignoreWrappers(Options);
-      std::string Text = sourceText(Options->getSourceRange(), SM, LO);
-      if (isRecordNamed(Inner->getType(), "TensorOptions")) {
-        // Merge: opts.device(d) keeps every option opts had.
-        if (!isa<DeclRefExpr, CallExpr, CXXTemporaryObjectExpr, ParenExpr>(
-                Inner))
-          Text = "(" + Text + ")";
-        Fixes.push_back(FixItHint::CreateReplacement(
-            Options->getSourceRange(), Text + ".device(" + Device + ")"));
-      } else if (isEnumNamed(Inner->getType(), "ScalarType")) {
-        Fixes.push_back(FixItHint::CreateReplacement(
-            Options->getSourceRange(),
-            Ns + "::TensorOptions(" + Text + ").device(" + Device + ")"));
-      } else {
-        NoFix = "its options could not be extended";
-      }
-    }
-  }
-  if (NoFix.empty()) {
-    // The copy goes: `f(...).to(d)` -> `f(...)`, `x.to(d)` -> `x`.
-    SourceLocation ObjectEnd =
-        Lexer::getLocForEndOfToken(Object->getEndLoc(), 0, SM, LO);
-    SourceLocation MoveEnd =
-        Lexer::getLocForEndOfToken(Move->getEndLoc(), 0, SM, LO);
-    Fixes.push_back(FixItHint::CreateRemoval(
-        CharSourceRange::getCharRange(ObjectEnd, MoveEnd)));
-  }
-
+  utils::recordStatementPayload("torch-host-tensor-to-device",
+                                Move->getExprLoc(), Move, Ctx);
   if (!NoFix.empty()) {
-    utils::recordStatementPayload("torch-host-tensor-to-device",
-                                  Move->getExprLoc(), Move, *Result.Context);
     diag(Move->getExprLoc(), "%0; no fix-it: %1") << Message << NoFix;
     return;
   }
-  utils::recordStatementPayload("torch-host-tensor-to-device",
-                                Move->getExprLoc(), Move, *Result.Context);
   auto Diag = diag(Move->getExprLoc(), "%0") << Message;
   for (const FixItHint &F : Fixes)
     Diag << F;
+}
+
+void HostTensorToDeviceCheck::checkMemberMove(const CXXMemberCallExpr *Move,
+                                              const FieldDecl *Field,
+                                              ASTContext &Ctx) {
+  utils::DeviceAnalysis Devices(Ctx);
+  if (!moveTargetOf(Move, Devices) || isCachedResult(Move, Ctx))
+    return;
+  // A move in a constructor is the object's set-up.
+  utils::RepeatReason Repeat = frequency(Ctx).ofStmt(Move);
+  if (Repeat.Freq != Frequency::Repeated ||
+      (Repeat.Through && isa<CXXConstructorDecl>(Repeat.Through)))
+    return;
+  llvm::SmallVector<const Expr *, 4> Values = memberValues(Field, Ctx);
+  if (Values.empty())
+    return;
+  for (const Expr *V : Values)
+    if (isRegistered(V) || Devices.ofTensor(V) != DeviceKind::Cpu)
+      return;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
+  bool IsModule = RD && utils::isSameOrDerivedFrom(RD, "torch::nn::Module");
+  utils::recordStatementPayload("torch-host-tensor-to-device",
+                                Move->getExprLoc(), Move, Ctx);
+  diag(Move->getExprLoc(),
+       "member %0 is made on the host and copied to the device %1; keep a "
+       "copy on the device made once (%2)")
+      << Field << utils::describeRepeat(Repeat, SM)
+      << (IsModule ? "register it with register_buffer so that "
+                     "module->to(device) moves it"
+                   : "convert it once in the constructor");
+  diag(Values.front()->getExprLoc(), "%0 is made on the host here",
+       DiagnosticIDs::Note)
+      << Field;
+}
+
+void HostTensorToDeviceCheck::checkDeviceTensor(const CallExpr *Call,
+                                                ASTContext &Ctx) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD || !utils::isTensorFactory(FD) || Call->getNumArgs() < 2 ||
+      isa<CXXDefaultArgExpr>(Call->getArg(1)))
+    return;
+  utils::DeviceAnalysis Devices(Ctx);
+  const Expr *Options = Call->getArg(1);
+  if (Devices.ofDevice(Options) == DeviceKind::Cpu ||
+      setsOption(Options, /*Device=*/true, Ctx) != Tri::Yes)
+    return;
+  utils::RepeatReason Repeat = frequency(Ctx).ofStmt(Call);
+  if (Repeat.Freq != Frequency::Repeated)
+    return;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = Ctx.getLangOpts();
+  llvm::SmallVector<const Expr *, 4> Elements =
+      literalElements(Call->getArg(0));
+  bool Collected = isCollected(Call, Ctx);
+  // A vector of host data made in the step is the step's input: it has to
+  // go to the device. Only literal lists are made from values.
+  if (Elements.empty() && !Collected)
+    return;
+  utils::recordStatementPayload("torch-host-tensor-to-device",
+                                Call->getExprLoc(), Call, Ctx);
+  std::string Ns = FD->getQualifiedNameAsString();
+  Ns = Ns.substr(0, Ns.find("::"));
+  bool CanFix = Elements.size() == 1 && !Collected &&
+                !isa<InitListExpr>(Elements.front()) &&
+                (fullKeepsDtype(Elements.front()) ||
+                 setsDtype(Options, Ctx) == Tri::Yes) &&
+                !Call->getBeginLoc().isMacroID() &&
+                !Call->getEndLoc().isMacroID();
+  {
+    auto Diag = diag(Call->getBeginLoc(),
+                     "'%0' with a device builds the tensor on the host and "
+                     "copies it to the device %1%select{|; create it on the "
+                     "device with '%2::full'}3")
+                << FD->getQualifiedNameAsString()
+                << utils::describeRepeat(Repeat, SM) << Ns << CanFix;
+    if (CanFix)
+      Diag << FixItHint::CreateReplacement(
+          Call->getSourceRange(),
+          Ns + "::full({1}, " +
+              sourceText(Elements.front()->getSourceRange(), SM, LO) + ", " +
+              sourceText(Options->getSourceRange(), SM, LO) + ")");
+  }
+  if (Collected)
+    diag(Call->getBeginLoc(),
+         "the loop collects one tensor per iteration: gather the values in a "
+         "host vector and make one tensor on the device after the loop",
+         DiagnosticIDs::Note);
 }
 
 } // namespace clang::tidy::torch

@@ -3,13 +3,18 @@
 #ifndef LIBTORCH_TIDY_CHECKS_HOSTTENSORTODEVICECHECK_H
 #define LIBTORCH_TIDY_CHECKS_HOSTTENSORTODEVICECHECK_H
 
+#include "utils/RunFrequency.h"
 #include "utils/TorchCheck.h"
+#include <memory>
 
 namespace clang::tidy::torch {
 
 /// Finds tensors made on the host by a factory (randn, zeros, ones, empty,
 /// full, rand, randint, arange, linspace, eye, tensor({...})) and then copied
-/// to a device, and creates them on the device through their options.
+/// to a device, also through shape-only ops and dtype conversions, where the
+/// code runs repeatedly, and creates them on the device through their
+/// options. Also host values turned into device tensors with torch::tensor in
+/// a loop, and host-made tensor members copied to the device per step.
 ///
 /// For the user-facing documentation see docs/checks/host-tensor-to-device.md.
 class HostTensorToDeviceCheck : public TorchCheck {
@@ -21,7 +26,24 @@ public:
   }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onStartOfTranslationUnit() override { Frequency.reset(); }
+
+private:
+  utils::RunFrequency &frequency(ASTContext &Ctx);
+  void checkMove(const CXXMemberCallExpr *Move, ASTContext &Ctx);
+  void checkMemberMove(const CXXMemberCallExpr *Move, const FieldDecl *Field,
+                       ASTContext &Ctx);
+  void checkDeviceTensor(const CallExpr *Call, ASTContext &Ctx);
+
+  std::unique_ptr<utils::RunFrequency> Frequency;
+  const ASTContext *FrequencyContext = nullptr;
 };
+
+/// The factory call that makes the host tensor \p E is a view or dtype
+/// conversion of (through shape-only ops, dtype-only `.to(dtype)` and local
+/// variables), or null. torch-blocking-host-to-device-copy leaves such
+/// tensors to this check.
+const CallExpr *hostFactoryBehind(const Expr *E, ASTContext &Ctx);
 
 } // namespace clang::tidy::torch
 

@@ -32,3 +32,41 @@ void run(torch::nn::Linear &model, torch::Device device) {
     model(batch);
   }
 }
+
+// The project's own loaders: a buffer wrapped and cloned, a collate function
+// that stacks them.
+torch::Tensor loadSample(std::vector<float> &buffer) {
+  return torch::from_blob(buffer.data(), {2, 2}).permute({1, 0}).clone();
+}
+
+torch::Tensor collate(std::vector<float> &buffer) {
+  std::vector<torch::Tensor> items;
+  for (int i = 0; i < 2; ++i)
+    items.push_back(loadSample(buffer));
+  return torch::stack(items);
+}
+
+// Called from the loop in train(): runs every step.
+torch::Tensor prepare(std::vector<float> &buffer, torch::Device device) {
+  return collate(buffer).to(device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: blocking copy of host data to the device in every call of 'prepare', called in the loop at line [[@LINE+8]]
+  // CHECK-FIXES: {{^}}  return (device.is_cuda() ? collate(buffer).pin_memory() : collate(buffer)).to(device, /*non_blocking=*/true);{{$}}
+}
+
+void train(torch::nn::Linear &model, torch::Device device) {
+  std::vector<float> buffer(4, 1.0f);
+  // Loaded once before training: silent.
+  auto mean = loadSample(buffer).to(device);
+  for (int step = 0; step < 3; ++step) {
+    auto sample = loadSample(buffer).to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-2]]
+    // CHECK-FIXES: {{^}}    auto sample = (device.is_cuda() ? loadSample(buffer).pin_memory() : loadSample(buffer)).to(device, /*non_blocking=*/true);{{$}}
+    auto vec = torch::tensor(buffer).to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: blocking copy of host data
+    // CHECK-FIXES: {{^}}    auto vec = (device.is_cuda() ? torch::tensor(buffer).pin_memory() : torch::tensor(buffer)).to(device, /*non_blocking=*/true);{{$}}
+    model(prepare(buffer, device).view({-1, 4}) + sample.view({1, 4}) +
+          vec.view({1, 4}) + mean.view({1, 4}));
+    // A factory with a shape op: torch-host-tensor-to-device's.
+    model(torch::arange(4).view({1, 4}).to(torch::kFloat).to(device));
+  }
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """compare-tensor-props.py BEFORE AFTER: each line is `name key=value ...`.
-dtype, requires_grad and the device type must be unchanged by the fix;
+dtype, requires_grad, the device type and the sizes must be unchanged by the fix;
 is_leaf may only go from 0 to 1 (the device-direct tensor is a leaf again)."""
 import sys
 
@@ -19,7 +19,7 @@ if before.keys() != after.keys() or not before:
     sys.exit("different tensors: %s vs %s" % (sorted(before), sorted(after)))
 for name in before:
     b, a = before[name], after[name]
-    for key in ("dtype", "requires_grad", "device_type"):
+    for key in ("dtype", "requires_grad", "device_type", "sizes"):
         if b[key] != a[key]:
             sys.exit("%s: %s changed from %s to %s" % (name, key, b[key], a[key]))
     if (b["is_leaf"], a["is_leaf"]) not in (("0", "0"), ("1", "1"), ("0", "1")):

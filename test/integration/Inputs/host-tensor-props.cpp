@@ -3,18 +3,20 @@
 #include <torch/torch.h>
 
 #include <iostream>
+#include <vector>
 
 void report(const char *Name, const torch::Tensor &T) {
   std::cout << Name << " dtype=" << T.scalar_type()
             << " requires_grad=" << T.requires_grad()
             << " is_leaf=" << T.is_leaf()
-            << " device_type=" << (T.is_cuda() ? "cuda" : "cpu") << "\n";
+            << " device_type=" << (T.is_cuda() ? "cuda" : "cpu") << " sizes=";
+  for (int64_t Size : T.sizes())
+    std::cout << Size << "x";
+  std::cout << "\n";
 }
 
-int main() {
-  // Valid on a CPU-only LibTorch too.
-  torch::Device device(torch::cuda::is_available() ? torch::kCUDA
-                                                   : torch::kCPU);
+// Called from the training loop in main: runs every step.
+void step(torch::Device device, const torch::Tensor &pred) {
   report("randn", torch::randn({2, 3}).to(device));
   report("randint", torch::randint(10, {3}).to(device));
   report("zeros_double", torch::zeros({2}, torch::kDouble).to(device));
@@ -30,5 +32,59 @@ int main() {
   report("full", torch::full({2}, 1.5).to(device));
   auto noise = torch::rand({4});
   report("via_variable", noise.to(device));
+  // Chains: shape ops, dtype conversions, options and devices of tensors.
+  int64_t n = 6;
+  report("arange_view_float",
+         torch::arange(n).view({2, -1}).to(torch::kFloat).to(device));
+  report("ones_bool", torch::ones({3}).to(torch::kBool).to(device));
+  report("randint_float", torch::randint(5, {4}).to(torch::kFloat).to(device));
+  report("full_int", torch::full({2}, 7).to(torch::kInt).to(device));
+  report("eye_repeat", torch::eye(2).unsqueeze(0).repeat({3, 1, 1}).to(device));
+  report("zeros_other_device", torch::zeros({2}).t().to(pred.device()));
+  auto pred_opts = pred.options();
+  report("ones_options", torch::ones({2}).to(pred_opts));
+  report("tensor_options", torch::tensor({1, 2}).to(pred.options()));
+  auto device_only = torch::TensorOptions().device(device);
+  report("randint_device_options", torch::randint(5, {2}).to(device_only));
+  // Host scalars made into device tensors.
+  float f = 0.5f;
+  double d = 0.25;
+  int i = 3;
+  int64_t l = 4;
+  bool b = true;
+  report("scalar_float", torch::tensor({f}, torch::TensorOptions().device(device)));
+  report("scalar_double", torch::tensor({d}, torch::TensorOptions().device(device)));
+  report("scalar_int", torch::tensor({i}, torch::TensorOptions().device(device)));
+  report("scalar_long", torch::tensor({l}, torch::TensorOptions().device(device)));
+  report("scalar_bool", torch::tensor({b}, torch::TensorOptions().device(device)));
+  report("scalar_dtype",
+         torch::tensor({i}, torch::TensorOptions().dtype(torch::kDouble).device(device)));
+}
+
+// A loss that keeps a host constant and moves it in every call.
+struct WeightedLoss : torch::nn::Module {
+  WeightedLoss() : weights(torch::tensor({1.0, 2.0, 3.0, 4.0})) {}
+  torch::Tensor forward(const torch::Tensor &x) {
+    return x * weights.to(x.device());
+  }
+  torch::Tensor weights;
+};
+
+// A shape probe called once before training: silent.
+int64_t probe(torch::Device device) {
+  return torch::zeros({1, 4}).to(device).numel();
+}
+
+int main() {
+  // Valid on a CPU-only LibTorch too.
+  torch::Device device(torch::cuda::is_available() ? torch::kCUDA
+                                                   : torch::kCPU);
+  torch::Tensor pred = torch::zeros({1}, torch::TensorOptions(torch::kDouble).device(device));
+  WeightedLoss loss;
+  int64_t size = probe(device);
+  for (int epoch = 0; epoch < 1; ++epoch) {
+    step(device, pred);
+    report("loss", loss.forward(torch::ones({size}, torch::device(device))));
+  }
   return 0;
 }

@@ -31,6 +31,18 @@ public:
   Tensor norm() const;
   Tensor argmax(int64_t Dim) const;
   Tensor view(std::vector<int64_t> Sizes) const;
+  Tensor reshape(std::vector<int64_t> Shape) const;
+  Tensor repeat(std::vector<int64_t> Repeats) const;
+  Tensor expand(std::vector<int64_t> Size, bool Implicit = false) const;
+  Tensor unsqueeze(int64_t Dim) const;
+  Tensor t() const;
+  Tensor permute(std::vector<int64_t> Dims) const;
+  Tensor contiguous() const;
+  Tensor clone() const;
+  Tensor flatten(int64_t StartDim = 0, int64_t EndDim = -1) const;
+  Tensor squeeze() const;
+  Tensor transpose(int64_t Dim0, int64_t Dim1) const;
+  Tensor mul(double Other) const;
   Tensor eq(const Tensor &Other) const;
   Tensor &add_(const Tensor &Other) const;
   Tensor operator[](int64_t Index) const;

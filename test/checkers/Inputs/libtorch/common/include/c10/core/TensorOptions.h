@@ -7,11 +7,13 @@ namespace c10 {
 enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
 constexpr DeviceType kCPU = DeviceType::CPU;
 constexpr DeviceType kCUDA = DeviceType::CUDA;
-enum class ScalarType : int8_t { Float, Double, Int, Long, Bool };
+enum class ScalarType : int8_t { Float, Double, Int, Long, Bool, Byte };
 constexpr ScalarType kFloat = ScalarType::Float;
 constexpr ScalarType kDouble = ScalarType::Double;
 constexpr ScalarType kInt = ScalarType::Int;
 constexpr ScalarType kLong = ScalarType::Long;
+constexpr ScalarType kBool = ScalarType::Bool;
+constexpr ScalarType kByte = ScalarType::Byte;
 
 struct Device {
   /* implicit */ Device(DeviceType Type, int8_t Index = -1)

@@ -17,14 +17,31 @@
 #include <torch/serialize.h>
 #include <torch/version.h>
 
+#include <initializer_list>
 #include <optional>
 
 namespace torch {
 using namespace at;
+namespace detail {
+// torch::tensor's argument: a scalar, a braced list or a vector.
+class TensorDataContainer {
+public:
+  TensorDataContainer(uint8_t Value);
+  TensorDataContainer(int16_t Value);
+  TensorDataContainer(int Value);
+  TensorDataContainer(int64_t Value);
+  TensorDataContainer(float Value);
+  TensorDataContainer(double Value);
+  TensorDataContainer(bool Value);
+  TensorDataContainer(std::initializer_list<TensorDataContainer> List);
+  template <typename T> TensorDataContainer(const std::vector<T> &Values);
+};
+} // namespace detail
 at::Tensor randn(std::vector<int64_t> Sizes, at::TensorOptions Options = {});
 at::Tensor zeros(std::vector<int64_t> Sizes, at::TensorOptions Options = {});
 at::Tensor ones(std::vector<int64_t> Sizes, at::TensorOptions Options = {});
-at::Tensor tensor(std::vector<float> Values, at::TensorOptions Options = {});
+at::Tensor tensor(detail::TensorDataContainer Data,
+                  const at::TensorOptions &Options = {});
 at::Tensor rand(std::vector<int64_t> Sizes, at::TensorOptions Options = {});
 at::Tensor randint(int64_t High, std::vector<int64_t> Sizes,
                    at::TensorOptions Options = at::kLong);
@@ -39,6 +56,8 @@ at::Tensor eye(int64_t N, at::TensorOptions Options = {});
 at::Tensor from_blob(void *Data, std::vector<int64_t> Sizes,
                      at::TensorOptions Options = {});
 at::Tensor relu(const at::Tensor &Input);
+at::Tensor stack(std::vector<at::Tensor> Tensors, int64_t Dim = 0);
+at::Tensor cat(std::vector<at::Tensor> Tensors, int64_t Dim = 0);
 at::Tensor nll_loss(const at::Tensor &Input, const at::Tensor &Target);
 at::Tensor mse_loss(const at::Tensor &Input, const at::Tensor &Target);
 namespace autograd {

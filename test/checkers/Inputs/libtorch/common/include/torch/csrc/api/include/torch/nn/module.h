@@ -31,6 +31,7 @@ public:
   std::shared_ptr<ModuleType>
   register_module(std::string Name, ModuleHolder<ModuleType> Holder);
   void load(serialize::InputArchive &Archive);
+  at::Tensor &register_buffer(std::string Name, at::Tensor Tensor);
 };
 
 } // namespace nn

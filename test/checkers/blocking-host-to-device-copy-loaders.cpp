@@ -1,0 +1,99 @@
+// RUN: %check_torch_tidy %s torch-blocking-host-to-device-copy %t -- -- %torch_mock_2
+
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+using torch::Tensor;
+
+Tensor step(const Tensor &X);
+
+// An image as an image library keeps it.
+struct Image {
+  unsigned char *data;
+  int rows, cols;
+};
+Image readImage(const std::string &Path);
+
+// The project's own loader: the tensor is built on the host.
+Tensor loadImage(const std::string &Path) {
+  Image Img = readImage(Path);
+  Tensor T = torch::from_blob(Img.data, {Img.rows, Img.cols, 3}, torch::kByte);
+  return T.permute({2, 0, 1}).to(torch::kFloat).clone();
+}
+
+// The project's own collate function.
+Tensor collate(const std::vector<std::string> &Paths) {
+  std::vector<Tensor> Items;
+  for (const auto &P : Paths)
+    Items.push_back(loadImage(P));
+  return torch::stack(Items);
+}
+
+void positiveOwnLoaders(torch::Device Device,
+                        const std::vector<std::string> &Paths,
+                        const std::vector<std::vector<float>> &Rows) {
+  for (const auto &P : Paths) {
+    Tensor X = loadImage(P).to(Device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-2]]; pin the source and copy with non_blocking=true so the copy overlaps with the computation [torch-blocking-host-to-device-copy]
+    // CHECK-FIXES: {{^}}    Tensor X = (Device.is_cuda() ? loadImage(P).pin_memory() : loadImage(P)).to(Device, /*non_blocking=*/true);{{$}}
+    Tensor Batch = collate(Paths);
+    step(X + Batch.to(Device));
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-6]]
+    // CHECK-FIXES: {{^}}    step(X + (Device.is_cuda() ? Batch.pin_memory() : Batch).to(Device, /*non_blocking=*/true));{{$}}
+  }
+  for (const auto &Row : Rows) {
+    // Built from a std::vector, and from a buffer that is then cloned.
+    step(torch::tensor(Row).to(torch::kCUDA));
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: blocking copy of host data
+    // CHECK-FIXES: {{^}}    step(torch::tensor(Row).pin_memory().to(torch::kCUDA, /*non_blocking=*/true));{{$}}
+    Tensor Copy = torch::from_blob(const_cast<float *>(Row.data()), {4}).clone();
+    step(Copy.cuda());
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: blocking copy of host data
+    // CHECK-FIXES: {{^}}    step(Copy.pin_memory().to(torch::kCUDA, /*non_blocking=*/true));{{$}}
+  }
+}
+
+// Called from the loop below: every step.
+Tensor prepare(const std::string &Path, torch::Device Device) {
+  return loadImage(Path).to(Device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: blocking copy of host data to the device in every call of 'prepare', called in the loop at line [[@LINE+13]]; pin the source
+  // CHECK-FIXES: {{^}}  return (Device.is_cuda() ? loadImage(Path).pin_memory() : loadImage(Path)).to(Device, /*non_blocking=*/true);{{$}}
+}
+
+struct Policy : torch::nn::Module {
+  Tensor forward(const std::vector<float> &Observation) {
+    return step(torch::tensor(Observation).to(torch::kCUDA));
+    // CHECK-MESSAGES: :[[@LINE-1]]:44: warning: blocking copy of host data to the device in every call of 'forward', which runs per step
+    // CHECK-FIXES: {{^}}    return step(torch::tensor(Observation).pin_memory().to(torch::kCUDA, /*non_blocking=*/true));{{$}}
+  }
+};
+
+void trainLoop(const std::vector<std::string> &Paths, torch::Device Device) {
+  for (const auto &P : Paths)
+    step(prepare(P, Device));
+}
+
+// Negatives.
+Tensor loadToDevice(const std::string &Path, torch::Device Device) {
+  return torch::from_blob(readImage(Path).data, {4}).to(Device, true);
+}
+Tensor loadSomewhere(const Tensor &Cached) { return Cached.clone(); }
+
+void negativeOwnLoaders(torch::Device Device,
+                        const std::vector<std::string> &Paths,
+                        const Tensor &Cached) {
+  // Loaded once, before training.
+  Tensor Mean = loadImage(Paths[0]).to(Device);
+  for (const auto &P : Paths) {
+    // Already on the device, or of unknown place.
+    step(loadToDevice(P, Device).to(Device));
+    step(loadSomewhere(Cached).to(Device));
+    // Already pinned and non-blocking.
+    step(loadImage(P).pin_memory().to(Device, /*non_blocking=*/true));
+    // A factory with shape ops: torch-host-tensor-to-device's.
+    step(torch::arange(8).view({2, 4}).to(torch::kFloat).to(Device));
+    step(Mean);
+  }
+}

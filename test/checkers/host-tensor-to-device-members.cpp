@@ -1,0 +1,61 @@
+// RUN: %check_torch_tidy %s torch-host-tensor-to-device %t -- -- %torch_mock_2
+
+#include <torch/torch.h>
+
+using torch::Tensor;
+
+struct ClassWeightedLoss : torch::nn::Module {
+  ClassWeightedLoss() : Weights(torch::tensor({1.0, 2.0, 0.5})) {}
+  Tensor forward(const Tensor &X) {
+    return X + Weights.to(X.device());
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: member 'Weights' is made on the host and copied to the device in every call of 'forward', which runs per step; keep a copy on the device made once (register it with register_buffer so that module->to(device) moves it) [torch-host-tensor-to-device]
+    // CHECK-MESSAGES: :[[@LINE-4]]:33: note: 'Weights' is made on the host here
+  }
+  Tensor Weights;
+};
+
+struct Normalizer {
+  explicit Normalizer(int64_t N) {
+    Mean = torch::full({N}, 0.5);
+  }
+  Tensor apply(const Tensor &X, torch::Device D) const {
+    return X + Mean.to(D);
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: member 'Mean' is made on the host and copied to the device in every call of 'apply', called in the loop at line [[@LINE+9]]; keep a copy on the device made once (convert it once in the constructor)
+    // CHECK-MESSAGES: :[[@LINE-5]]:12: note: 'Mean' is made on the host here
+  }
+  Tensor Mean;
+};
+
+void train(torch::Device D, const Tensor &Batch) {
+  Normalizer Norm(4);
+  ClassWeightedLoss Loss;
+  for (int Step = 0; Step < 100; ++Step)
+    Loss.forward(Norm.apply(Batch, D));
+}
+
+// Negatives: registered buffers, members already moved once, members that
+// other methods change, and moves outside per-step code.
+struct Registered : torch::nn::Module {
+  Registered() { Scale = register_buffer("scale", torch::ones({1})); }
+  Tensor forward(const Tensor &X) { return X + Scale.to(X.device()); }
+  Tensor Scale;
+};
+
+struct MovedOnce : torch::nn::Module {
+  explicit MovedOnce(torch::Device D) : Offset(torch::zeros({2}).to(D)) {}
+  Tensor forward(const Tensor &X) { return X + Offset.to(X.device()); }
+  Tensor Offset;
+};
+
+struct Replaced : torch::nn::Module {
+  Replaced() : Table(torch::zeros({8})) {}
+  void load(const Tensor &T) { Table = T; }
+  Tensor forward(const Tensor &X) { return X + Table.to(X.device()); }
+  Tensor Table;
+};
+
+struct SetUpOnly {
+  SetUpOnly() : Grid(torch::ones({4})) {}
+  Tensor onDevice(torch::Device D) const { return Grid.to(D); }
+  Tensor Grid;
+};
