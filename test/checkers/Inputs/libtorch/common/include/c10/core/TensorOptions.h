@@ -12,7 +12,19 @@ constexpr ScalarType kFloat = ScalarType::Float;
 constexpr ScalarType kDouble = ScalarType::Double;
 constexpr ScalarType kInt = ScalarType::Int;
 constexpr ScalarType kLong = ScalarType::Long;
+constexpr ScalarType kBool = ScalarType::Bool;
 
+} // namespace c10
+
+namespace caffe2 {
+// The dtype of a tensor as Tensor::dtype() returns it.
+class TypeMeta {
+public:
+  c10::ScalarType toScalarType() const;
+};
+} // namespace caffe2
+
+namespace c10 {
 struct Device {
   /* implicit */ Device(DeviceType Type, int8_t Index = -1)
       : Type(Type), Index(Index) {}
@@ -30,6 +42,7 @@ struct TensorOptions {
                 std::is_constructible<Device, Args &&...>::value>>
   /* implicit */ TensorOptions(Args &&...As) : TensorOptions(Device(As...)) {}
   /* implicit */ TensorOptions(ScalarType) {}
+  /* implicit */ TensorOptions(caffe2::TypeMeta) {}
   template <typename... Args> TensorOptions device(Args &&...As) const {
     return *this;
   }
