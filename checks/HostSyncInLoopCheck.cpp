@@ -166,6 +166,8 @@ bool isEarlyExit(const Stmt *S) {
     return false;
   if (const auto *CS = dyn_cast<CompoundStmt>(S))
     return !CS->body_empty() && isEarlyExit(CS->body_back());
+  if (const auto *EC = dyn_cast<ExprWithCleanups>(S))
+    S = EC->getSubExpr(); // `throw std::runtime_error("...")`
   return isa<BreakStmt, ReturnStmt, CXXThrowExpr, GotoStmt>(S);
 }
 
