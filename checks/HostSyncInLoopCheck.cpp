@@ -61,8 +61,8 @@ const SyncKind DataDependentSync = {
 const SyncKind BoolSync = {
     "%0", "it returns a host bool; compute the condition on the device, or "
           "check it less often"};
-const SyncKind PrintSync = {
-    "printing a tensor", "print it after the loop or every N steps"};
+const SyncKind PrintSync = {"printing a tensor",
+                            "print it after the loop or every N steps"};
 const SyncKind DeviceSync = {
     "%0", "remove it: reading a result synchronizes when it is needed"};
 const SyncKind DataPtrSync = {
@@ -96,7 +96,7 @@ const SyncKind HostIndexCopy = {
 /// weakest to the strongest: a value used several ways counts as its
 /// strongest use (a value only logged is logged).
 enum class UseKind {
-  Log,        // printed or formatted with other text
+  Log, // printed or formatted with other text
   Other,
   Returned,   // returned: its caller's use decides
   HostOnly,   // a host copy read on the host (data_ptr, accessor, a stream)
@@ -232,7 +232,6 @@ bool isInAssert(SourceLocation Loc, const SourceManager &SM,
   return false;
 }
 
-
 // ---- Error paths: branches that only report a failure ---------------------
 
 /// Whether \p T is a std::basic_ostream or derives from one.
@@ -305,8 +304,8 @@ bool onlyReports(const Stmt *S, bool &Failure) {
     return false;
   if (const auto *CS = dyn_cast<CompoundStmt>(S))
     return !CS->body_empty() && llvm::all_of(CS->body(), [&](const Stmt *B) {
-             return onlyReports(B, Failure);
-           });
+      return onlyReports(B, Failure);
+    });
   ReportKind K = reportKind(S);
   Failure |= K == ReportKind::Failure;
   return K != ReportKind::Work;
@@ -339,7 +338,8 @@ bool optionsWithoutDevice(const Expr *E, unsigned Depth = 0) {
   if (!E || Depth > 8)
     return false;
   QualType T = E->getType();
-  if (utils::isEnumNamed(T, "ScalarType") || utils::isRecordNamed(T, "TypeMeta"))
+  if (utils::isEnumNamed(T, "ScalarType") ||
+      utils::isRecordNamed(T, "TypeMeta"))
     return true;
   if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
     return CE->getNumArgs() == 0 && utils::isRecordNamed(T, "TensorOptions");
@@ -391,12 +391,14 @@ bool mentionsBoolDtype(const Stmt *S) {
 }
 
 bool isPredicateName(llvm::StringRef Name) {
-  return llvm::is_contained(
-      {"gt", "lt", "ge", "le", "eq", "ne", "greater", "less", "greater_equal",
-       "less_equal", "not_equal", "logical_and", "logical_or", "logical_not",
-       "logical_xor", "isnan", "isinf", "isfinite", "isposinf", "isneginf",
-       "signbit"},
-      Name);
+  return llvm::is_contained({"gt",         "lt",          "ge",
+                             "le",         "eq",          "ne",
+                             "greater",    "less",        "greater_equal",
+                             "less_equal", "not_equal",   "logical_and",
+                             "logical_or", "logical_not", "logical_xor",
+                             "isnan",      "isinf",       "isfinite",
+                             "isposinf",   "isneginf",    "signbit"},
+                            Name);
 }
 
 /// Whether a local variable keeps the value it was initialized with.
@@ -409,16 +411,16 @@ bool isNeverReassigned(const VarDecl *VD, ASTContext &Ctx) {
     return false;
   auto Ref = ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))));
   return match(stmt(hasDescendant(stmt(anyOf(
-                   cxxOperatorCallExpr(hasAnyOverloadedOperatorName(
-                                           "=", "+=", "-=", "*=", "/=", "&=",
-                                           "|=", "^="),
-                                       hasArgument(0, Ref)),
+                   cxxOperatorCallExpr(
+                       hasAnyOverloadedOperatorName(
+                           "=", "+=", "-=", "*=", "/=", "&=", "|=", "^="),
+                       hasArgument(0, Ref)),
                    unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)),
                    callExpr(forEachArgumentWithParam(
                        Ref, parmVarDecl(hasType(lValueReferenceType(
                                 pointee(unless(isConstQualified()))))))),
-                   cxxMemberCallExpr(on(Ref),
-                                     callee(cxxMethodDecl(hasName("set_")))))))),
+                   cxxMemberCallExpr(
+                       on(Ref), callee(cxxMethodDecl(hasName("set_")))))))),
                *Fn->getBody(), Ctx)
       .empty();
 }
@@ -438,10 +440,18 @@ bool isBoolTensor(const Expr *E, ASTContext &Ctx, unsigned Depth = 0) {
   }
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
     switch (OC->getOperator()) {
-    case OO_Less: case OO_Greater: case OO_LessEqual: case OO_GreaterEqual:
-    case OO_EqualEqual: case OO_ExclaimEqual:
+    case OO_Less:
+    case OO_Greater:
+    case OO_LessEqual:
+    case OO_GreaterEqual:
+    case OO_EqualEqual:
+    case OO_ExclaimEqual:
       return true;
-    case OO_Amp: case OO_Pipe: case OO_Caret: case OO_Tilde: case OO_Exclaim:
+    case OO_Amp:
+    case OO_Pipe:
+    case OO_Caret:
+    case OO_Tilde:
+    case OO_Exclaim:
       return llvm::all_of(OC->arguments(), [&](const Expr *A) {
         return !isTensorType(ignoreWrappers(A)->getType()) ||
                isBoolTensor(A, Ctx, Depth + 1);
@@ -491,8 +501,8 @@ llvm::SmallVector<const Expr *, 2> indexTensors(const Expr *E,
       addIfTensor(CE->getArg(1));
     if (M->getName() != "index" || CE->getNumArgs() != 1)
       return Indices;
-    const auto *List = dyn_cast<CXXStdInitializerListExpr>(
-        ignoreTemporaries(CE->getArg(0)));
+    const auto *List =
+        dyn_cast<CXXStdInitializerListExpr>(ignoreTemporaries(CE->getArg(0)));
     const auto *Init =
         List ? dyn_cast<InitListExpr>(ignoreTemporaries(List->getSubExpr()))
              : nullptr;
@@ -804,6 +814,95 @@ bool isHostReadMethod(llvm::StringRef Name) {
          Name.starts_with("packed_accessor");
 }
 
+/// The use of an operand of a built-in operator; std::nullopt where the
+/// value flows on (arithmetic, comparisons, logic).
+std::optional<UseKind> useInOperator(const Stmt *Parent, const Stmt *Cur) {
+  if (const auto *UO = dyn_cast<UnaryOperator>(Parent))
+    return UO->isArithmeticOp() ? std::nullopt : std::optional(UseKind::Other);
+  if (const auto *CA = dyn_cast<CompoundAssignOperator>(Parent))
+    return CA->getRHS() == Cur && (CA->getOpcode() == BO_AddAssign ||
+                                   CA->getOpcode() == BO_SubAssign)
+               ? UseKind::Accumulate
+               : UseKind::Other;
+  const auto *BO = cast<BinaryOperator>(Parent);
+  return BO->isAdditiveOp() || BO->isMultiplicativeOp() ||
+                 BO->isComparisonOp() || BO->isLogicalOp()
+             ? std::nullopt
+             : std::optional(UseKind::Other);
+}
+
+/// The use of a condition: leaving the loop decides an exit, anything else
+/// is control.
+UseKind useAsCondition(const Stmt *Parent) {
+  if (const auto *If = dyn_cast<IfStmt>(Parent))
+    return (isEarlyExit(If->getThen()) || isEarlyExit(If->getElse())) &&
+                   !If->getBeginLoc().isMacroID()
+               ? UseKind::Exit
+               : UseKind::Control;
+  return isa<WhileStmt, DoStmt>(Parent) ? UseKind::Exit : UseKind::Control;
+}
+
+/// The use of the object of a member call: a host read of a host copy, or a
+/// tensor method whose result carries the value on.
+std::optional<UseKind> useAsObject(const MemberExpr *ME) {
+  const auto *M = dyn_cast<CXXMethodDecl>(ME->getMemberDecl());
+  if (!M || !M->getIdentifier() || !utils::isTensorRecord(M->getParent()))
+    return UseKind::Other;
+  if (isHostReadMethod(M->getName()))
+    return UseKind::HostOnly;
+  return isTensorType(M->getReturnType()) ? std::nullopt
+                                          : std::optional(UseKind::Other);
+}
+
+/// The use of an argument of an overloaded operator: a stream insertion
+/// logs a value and writes a tensor out, a subscript indexes, `+=` sums.
+std::optional<UseKind> useInOperatorCall(const CXXOperatorCallExpr *OC,
+                                         const Stmt *Cur) {
+  bool IsFirst = OC->getNumArgs() > 0 && OC->getArg(0) == Cur;
+  switch (OC->getOperator()) {
+  case OO_LessLess:
+    if (IsFirst || !isOstreamType(OC->getArg(0)->getType()))
+      return UseKind::Other;
+    return isTensorType(OC->getArg(1)->getType()) ? UseKind::HostOnly
+                                                  : UseKind::Log;
+  case OO_Subscript:
+    return IsFirst ? std::nullopt : std::optional(UseKind::Control);
+  case OO_PlusEqual:
+  case OO_MinusEqual:
+    return IsFirst ? UseKind::Other : UseKind::Accumulate;
+  case OO_Plus:
+  case OO_Minus:
+  case OO_Star:
+  case OO_Slash:
+  case OO_Less:
+  case OO_Greater:
+  case OO_LessEqual:
+  case OO_GreaterEqual:
+  case OO_EqualEqual:
+  case OO_ExclaimEqual:
+    return std::nullopt;
+  default:
+    return UseKind::Other;
+  }
+}
+
+/// The use of an argument of a call: formatting logs it, an integer handed
+/// to LibTorch is an index, a size or a bound.
+UseKind useAsArgument(const CallExpr *CE, const Stmt *Cur) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD)
+    return UseKind::Other;
+  std::string Qualified = FD->getQualifiedNameAsString();
+  if (FD->isVariadic() || Qualified == "std::to_string" ||
+      llvm::StringRef(Qualified).starts_with("fmt::"))
+    return UseKind::Log;
+  const auto *Arg = dyn_cast<Expr>(Cur);
+  if (Arg && Arg->getType()->isIntegerType() &&
+      (tensorMethod(CE) || utils::isInTorchNamespace(FD)))
+    return UseKind::Control;
+  return UseKind::Other;
+}
+
 /// How \p Parent uses its child \p Cur, or std::nullopt when the value
 /// flows on through it (casts, arithmetic, comparisons, tensor views).
 std::optional<UseKind> useIn(const Stmt *Parent, const Stmt *Cur) {
@@ -812,82 +911,25 @@ std::optional<UseKind> useIn(const Stmt *Parent, const Stmt *Cur) {
           Parent))
     return std::nullopt;
   if (const auto *CE = dyn_cast<CXXConstructExpr>(Parent))
-    return CE->getNumArgs() == 1 ? std::nullopt
-                                 : std::optional(UseKind::Other);
-  if (const auto *UO = dyn_cast<UnaryOperator>(Parent))
-    return UO->isArithmeticOp() ? std::nullopt : std::optional(UseKind::Other);
-  if (const auto *CA = dyn_cast<CompoundAssignOperator>(Parent))
-    return CA->getRHS() == Cur && (CA->getOpcode() == BO_AddAssign ||
-                                   CA->getOpcode() == BO_SubAssign)
-               ? UseKind::Accumulate
-               : UseKind::Other;
-  if (const auto *BO = dyn_cast<BinaryOperator>(Parent))
-    return BO->isAdditiveOp() || BO->isMultiplicativeOp() ||
-                   BO->isComparisonOp() || BO->isLogicalOp()
-               ? std::nullopt
-               : std::optional(UseKind::Other);
+    return CE->getNumArgs() == 1 ? std::nullopt : std::optional(UseKind::Other);
+  if (isa<UnaryOperator, BinaryOperator>(Parent))
+    return useInOperator(Parent, Cur);
   if (const auto *CO = dyn_cast<ConditionalOperator>(Parent))
     return CO->getCond() == Cur ? std::optional(UseKind::Control)
                                 : std::nullopt;
-  if (const auto *If = dyn_cast<IfStmt>(Parent))
-    return (isEarlyExit(If->getThen()) || isEarlyExit(If->getElse())) &&
-                   !If->getBeginLoc().isMacroID()
-               ? UseKind::Exit
-               : UseKind::Control;
-  if (isa<WhileStmt, DoStmt>(Parent))
-    return UseKind::Exit;
-  if (isa<ForStmt, SwitchStmt>(Parent))
-    return UseKind::Control;
+  if (isa<IfStmt, WhileStmt, DoStmt, ForStmt, SwitchStmt>(Parent))
+    return useAsCondition(Parent);
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Parent))
     return AS->getIdx() == Cur ? UseKind::Control : UseKind::Other;
   if (isa<ReturnStmt>(Parent))
     return UseKind::Returned;
-  if (const auto *ME = dyn_cast<MemberExpr>(Parent)) {
-    const auto *M = dyn_cast<CXXMethodDecl>(ME->getMemberDecl());
-    if (!M || !M->getIdentifier() || !utils::isTensorRecord(M->getParent()))
-      return UseKind::Other;
-    if (isHostReadMethod(M->getName()))
-      return UseKind::HostOnly;
-    return isTensorType(M->getReturnType()) ? std::nullopt
-                                            : std::optional(UseKind::Other);
-  }
-  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Parent)) {
-    bool IsFirst = OC->getNumArgs() > 0 && OC->getArg(0) == Cur;
-    switch (OC->getOperator()) {
-    case OO_LessLess:
-      if (IsFirst || !isOstreamType(OC->getArg(0)->getType()))
-        return UseKind::Other;
-      return isTensorType(OC->getArg(1)->getType()) ? UseKind::HostOnly
-                                                    : UseKind::Log;
-    case OO_Subscript:
-      return IsFirst ? std::nullopt : std::optional(UseKind::Control);
-    case OO_PlusEqual:
-    case OO_MinusEqual:
-      return IsFirst ? UseKind::Other : UseKind::Accumulate;
-    case OO_Plus: case OO_Minus: case OO_Star: case OO_Slash:
-    case OO_Less: case OO_Greater: case OO_LessEqual: case OO_GreaterEqual:
-    case OO_EqualEqual: case OO_ExclaimEqual:
-      return std::nullopt;
-    default:
-      return UseKind::Other;
-    }
-  }
-  if (const auto *CE = dyn_cast<CallExpr>(Parent)) {
-    if (CE->getCallee() == Cur)
-      return std::nullopt;
-    const FunctionDecl *FD = CE->getDirectCallee();
-    if (!FD)
-      return UseKind::Other;
-    std::string Qualified = FD->getQualifiedNameAsString();
-    if (FD->isVariadic() || Qualified == "std::to_string" ||
-        llvm::StringRef(Qualified).starts_with("fmt::"))
-      return UseKind::Log;
-    const auto *Arg = dyn_cast<Expr>(Cur);
-    if (Arg && Arg->getType()->isIntegerType() &&
-        (tensorMethod(CE) || utils::isInTorchNamespace(FD)))
-      return UseKind::Control; // an index, a size or a bound
-    return UseKind::Other;
-  }
+  if (const auto *ME = dyn_cast<MemberExpr>(Parent))
+    return useAsObject(ME);
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Parent))
+    return useInOperatorCall(OC, Cur);
+  if (const auto *CE = dyn_cast<CallExpr>(Parent))
+    return CE->getCallee() == Cur ? std::nullopt
+                                  : std::optional(useAsArgument(CE, Cur));
   return UseKind::Other;
 }
 
@@ -999,11 +1041,14 @@ std::optional<FoundSync> SyncAnalysis::classifyImplicit(const Expr *E) {
   // repeat_interleave(repeats) and (self, repeats): a tensor of repeats and
   // no output_size (the last parameter).
   if (Name == "repeat_interleave" && FD->getNumParams() > 0 &&
-      isTensorType(FD->getParamDecl(M ? 0 : FD->getNumParams() == 2 ? 0 : 1)
+      isTensorType(FD->getParamDecl(M                         ? 0
+                                    : FD->getNumParams() == 2 ? 0
+                                                              : 1)
                        ->getType()) &&
       isa<CXXDefaultArgExpr>(CE->getArg(CE->getNumArgs() - 1)))
-    return onCpu(Input) ? std::nullopt
-                        : std::optional(makeFound(E, RepeatInterleaveSync, Name));
+    return onCpu(Input)
+               ? std::nullopt
+               : std::optional(makeFound(E, RepeatInterleaveSync, Name));
   return std::nullopt;
 }
 
