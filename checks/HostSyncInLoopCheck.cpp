@@ -809,8 +809,9 @@ bool SyncAnalysis::resultIsDereferenced(const Expr *Call) {
 namespace {
 
 bool isHostReadMethod(llvm::StringRef Name) {
+  // Not item(): `t.cpu().item()` is the same sync as `t.item()`.
   return Name == "data_ptr" || Name == "const_data_ptr" ||
-         Name == "mutable_data_ptr" || Name == "accessor" || Name == "item" ||
+         Name == "mutable_data_ptr" || Name == "accessor" ||
          Name.starts_with("packed_accessor");
 }
 
@@ -831,15 +832,26 @@ std::optional<UseKind> useInOperator(const Stmt *Parent, const Stmt *Cur) {
              : std::optional(UseKind::Other);
 }
 
-/// The use of a condition: leaving the loop decides an exit, anything else
-/// is control.
-UseKind useAsCondition(const Stmt *Parent) {
-  if (const auto *If = dyn_cast<IfStmt>(Parent))
+/// The use of a statement's condition: leaving the loop decides an exit,
+/// anything else is control. A body or branch that is a single expression
+/// uses nothing.
+UseKind useAsCondition(const Stmt *Parent, const Stmt *Cur) {
+  if (const auto *If = dyn_cast<IfStmt>(Parent)) {
+    if (If->getCond() != Cur)
+      return UseKind::Other;
     return (isEarlyExit(If->getThen()) || isEarlyExit(If->getElse())) &&
                    !If->getBeginLoc().isMacroID()
                ? UseKind::Exit
                : UseKind::Control;
-  return isa<WhileStmt, DoStmt>(Parent) ? UseKind::Exit : UseKind::Control;
+  }
+  if (const auto *W = dyn_cast<WhileStmt>(Parent))
+    return W->getCond() == Cur ? UseKind::Exit : UseKind::Other;
+  if (const auto *D = dyn_cast<DoStmt>(Parent))
+    return D->getCond() == Cur ? UseKind::Exit : UseKind::Other;
+  if (const auto *F = dyn_cast<ForStmt>(Parent))
+    return F->getCond() == Cur ? UseKind::Control : UseKind::Other;
+  return cast<SwitchStmt>(Parent)->getCond() == Cur ? UseKind::Control
+                                                     : UseKind::Other;
 }
 
 /// The use of the object of a member call: a host read of a host copy, or a
@@ -918,7 +930,7 @@ std::optional<UseKind> useIn(const Stmt *Parent, const Stmt *Cur) {
     return CO->getCond() == Cur ? std::optional(UseKind::Control)
                                 : std::nullopt;
   if (isa<IfStmt, WhileStmt, DoStmt, ForStmt, SwitchStmt>(Parent))
-    return useAsCondition(Parent);
+    return useAsCondition(Parent, Cur);
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Parent))
     return AS->getIdx() == Cur ? UseKind::Control : UseKind::Other;
   if (isa<ReturnStmt>(Parent))

@@ -92,6 +92,19 @@ void positiveTwoCopiesThatCouldBeOne(Env &E, int Steps) {
   }
 }
 
+void positiveCopyThenItem(const std::vector<Tensor> &Batches, float &Total,
+                          bool Flag) {
+  for (const auto &X : Batches) {
+    // The same sync as item() on the device tensor.
+    Total += computeLoss(X).cpu().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: copying a tensor to the CPU synchronizes
+    // A branch of its own is no condition.
+    if (Flag)
+      X.cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop at line [[@LINE-7]]; keep the data on the device, or copy it once after the loop [torch-host-sync-in-loop]
+  }
+}
+
 void positiveCopyNotReadOnTheHost(const std::vector<Tensor> &Batches,
                                   std::vector<Tensor> &Kept) {
   for (const auto &X : Batches) {
