@@ -121,6 +121,9 @@ struct FoundSync {
   const SyncKind *Kind = nullptr;
   std::string What; // Kind->What with its name filled in
   UseKind Use = UseKind::Other;
+  /// For a second copy to the CPU in one iteration of a called function:
+  /// the first, which one transfer could share.
+  const Expr *FirstCopy = nullptr;
   /// The functions the sync was reached through, outermost first.
   llvm::SmallVector<const FunctionDecl *, 4> Through;
 };
@@ -549,6 +552,53 @@ const char *hintFor(const FoundSync &F) {
   }
 }
 
+/// A sync the program needs, or one that waits for nothing more: its value
+/// decides leaving the loop, or it reads results after the iteration's
+/// deliberate timing synchronize.
+bool isNeededSync(const Site &S, const WalkResult &R, const SourceManager &SM) {
+  return S.Sync.Use == UseKind::Exit ||
+         (R.TimingSync.isValid() &&
+          SM.isBeforeInTranslationUnit(R.TimingSync, S.Where->getExprLoc()));
+}
+
+/// A copy to the CPU whose data host code then reads.
+bool isHostOnlyCopy(const Site &S) {
+  return S.Sync.Kind == &CpuCopySync && S.Sync.Use == UseKind::HostOnly &&
+         !S.Sync.FirstCopy;
+}
+
+struct Finding {
+  const Site *S;
+  const Expr *FirstCopy; // a copy to the CPU the site's copy could join
+};
+
+struct Findings {
+  llvm::SmallVector<Finding, 4> Reported;
+  /// The iteration's one copy to the CPU that host code reads: needed.
+  const Site *HostCopy = nullptr;
+};
+
+/// What of an iteration's syncs is worth reporting: not the syncs the
+/// program needs, nor its first copy whose data host code reads; a second
+/// such copy is reported with the first.
+Findings findingsOf(const WalkResult &R, const SourceManager &SM) {
+  Findings F;
+  for (const Site &S : R.Sites) {
+    if (isNeededSync(S, R, SM))
+      continue;
+    if (!isHostOnlyCopy(S)) {
+      F.Reported.push_back({&S, S.Sync.FirstCopy});
+      continue;
+    }
+    if (!F.HostCopy) {
+      F.HostCopy = &S;
+      continue;
+    }
+    F.Reported.push_back({&S, F.HostCopy->Sync.Sync});
+  }
+  return F;
+}
+
 } // namespace
 
 class SyncAnalysis {
@@ -695,8 +745,13 @@ const SyncAnalysis::Summary &SyncAnalysis::summarize(const FunctionDecl *FD,
     WalkResult R;
     walk(Def->getBody(), R, Depth);
     InProgress.erase(Def);
-    if (!R.Sites.empty())
-      Sum.First = R.Sites.front().Sync;
+    Findings F = findingsOf(R, SM);
+    if (!F.Reported.empty()) {
+      Sum.First = F.Reported.front().S->Sync;
+      Sum.First->FirstCopy = F.Reported.front().FirstCopy;
+    } else if (F.HostCopy) {
+      Sum.First = F.HostCopy->Sync; // counts with the caller's own copies
+    }
     Sum.HasTrainingLoop = R.HasTrainingLoop;
   }
   return Summaries[Key] = Sum;
@@ -1444,24 +1499,6 @@ std::string calleeName(const Expr *Call, const FunctionDecl *FD) {
 
 } // namespace
 
-namespace {
-
-/// A sync the program needs, or one that waits for nothing more: its value
-/// decides leaving the loop, or it reads results after the iteration's
-/// deliberate timing synchronize.
-bool isNeededSync(const Site &S, const WalkResult &R, const SourceManager &SM) {
-  return S.Sync.Use == UseKind::Exit ||
-         (R.TimingSync.isValid() &&
-          SM.isBeforeInTranslationUnit(R.TimingSync, S.Where->getExprLoc()));
-}
-
-/// A copy to the CPU whose data host code then reads.
-bool isHostOnlyCopy(const Site &S) {
-  return S.Sync.Kind == &CpuCopySync && S.Sync.Use == UseKind::HostOnly;
-}
-
-} // namespace
-
 void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
   const SourceManager &SM = *Result.SourceManager;
@@ -1490,45 +1527,35 @@ void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const bool InInstantiation =
       !match(stmt(isInTemplateInstantiation()), *Loop, Ctx).empty();
 
-  const Site *FirstHostCopy = nullptr;
-  for (const Site &S : R.Sites) {
-    if (isNeededSync(S, R, SM))
-      continue;
-    // The one copy per iteration that host code reads is needed; a second
-    // could travel with it.
-    const Site *MergeWith = nullptr;
-    if (isHostOnlyCopy(S)) {
-      if (!FirstHostCopy) {
-        FirstHostCopy = &S;
-        continue;
-      }
-      MergeWith = FirstHostCopy;
-    }
+  for (const Finding &Found : findingsOf(R, SM).Reported) {
+    const Site &S = *Found.S;
     SourceLocation Loc = S.Where->getExprLoc();
     if (!Reported.insert(Loc.getRawEncoding()).second)
       continue;
     const FoundSync &F = S.Sync;
     utils::recordPayload("torch-host-sync-in-loop", Loc, Loop, /*IsLoop=*/true,
                          Ctx);
-    if (MergeWith) {
-      diag(Loc, "%0 synchronizes the host with the device per iteration of "
-                "the loop at line %1; %2")
-          << F.What << LoopLine << MergeCopiesHint;
-      diag(MergeWith->Where->getExprLoc(),
-           "the iteration's first copy to the CPU is here; one copy of both "
-           "needs one synchronization",
-           DiagnosticIDs::Note);
-      continue;
-    }
+    // A second copy to the CPU could travel with the first.
+    const char *Hint = Found.FirstCopy ? MergeCopiesHint : hintFor(F);
+    auto noteFirstCopy = [&] {
+      if (Found.FirstCopy)
+        diag(Found.FirstCopy->getExprLoc(),
+             "the iteration's first copy to the CPU is here; one copy of both "
+             "needs one synchronization",
+             DiagnosticIDs::Note);
+    };
     if (F.Through.empty()) {
-      auto Diag = diag(Loc, "%0 synchronizes the host with the device per "
-                            "iteration of the loop at line %1; %2")
-                  << F.What << LoopLine << hintFor(F);
-      if (F.Kind == &ItemSync && !InInstantiation)
-        if (std::optional<AccumulateFix> Fix =
-                accumulateOnDevice(F.Sync, Loop, Ctx, SM, getLangOpts()))
-          for (const FixItHint &H : Fix->Hints)
-            Diag << H;
+      { // the warning is emitted before its note
+        auto Diag = diag(Loc, "%0 synchronizes the host with the device per "
+                              "iteration of the loop at line %1; %2")
+                    << F.What << LoopLine << Hint;
+        if (F.Kind == &ItemSync && !InInstantiation)
+          if (std::optional<AccumulateFix> Fix =
+                  accumulateOnDevice(F.Sync, Loop, Ctx, SM, getLangOpts()))
+            for (const FixItHint &H : Fix->Hints)
+              Diag << H;
+      }
+      noteFirstCopy();
       continue;
     }
     std::string Path;
@@ -1540,10 +1567,10 @@ void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     diag(Loc, "call to %0 synchronizes the host with the device per "
               "iteration of the loop at line %1: %2 at line %3%4; %5")
         << calleeName(S.Where, F.Through.front()) << LoopLine << F.What
-        << SM.getExpansionLineNumber(F.Sync->getExprLoc()) << Path
-        << hintFor(F);
+        << SM.getExpansionLineNumber(F.Sync->getExprLoc()) << Path << Hint;
     diag(F.Sync->getExprLoc(), "%0 synchronizes here", DiagnosticIDs::Note)
         << F.What;
+    noteFirstCopy();
   }
 }
 

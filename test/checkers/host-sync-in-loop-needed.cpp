@@ -92,6 +92,48 @@ void positiveTwoCopiesThatCouldBeOne(Env &E, int Steps) {
   }
 }
 
+void readBoth(const Tensor &Out, std::vector<float> &P, std::vector<float> &V) {
+  Tensor Probs = Out.detach().cpu();
+  Tensor Values = Out.sum().cpu();
+  P.assign(Probs.data_ptr<float>(), Probs.data_ptr<float>() + Probs.numel());
+  V.assign(Values.data_ptr<float>(), Values.data_ptr<float>() + 1);
+}
+
+void positiveTwoCopiesInACalledFunction(const std::vector<Tensor> &Batches,
+                                        std::vector<float> &P,
+                                        std::vector<float> &V) {
+  for (const auto &X : Batches)
+    readBoth(policy(X), P, V);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: call to 'readBoth' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]: copying a tensor to the CPU at line [[@LINE-10]]; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
+  // CHECK-MESSAGES: :[[@LINE-11]]:29: note: copying a tensor to the CPU synchronizes here
+  // CHECK-MESSAGES: :[[@LINE-13]]:31: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
+}
+
+void readOne(const Tensor &Out, std::vector<float> &P) {
+  Tensor Probs = Out.detach().cpu();
+  P.assign(Probs.data_ptr<float>(), Probs.data_ptr<float>() + Probs.numel());
+}
+
+void negativeOneCopyInACalledFunction(const std::vector<Tensor> &Batches,
+                                      std::vector<float> &P) {
+  for (const auto &X : Batches)
+    readOne(policy(X), P);
+}
+
+void positiveCopyHereAndInACalledFunction(Env &E, std::vector<float> &P,
+                                          int Steps) {
+  Tensor State = E.observe();
+  for (int I = 0; I < Steps; ++I) {
+    Tensor Out = policy(State);
+    auto Actions = Out.argmax(1).cpu();
+    readOne(Out, P);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: call to 'readOne' synchronizes {{.*}}; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-18]]:31: note: copying a tensor to the CPU synchronizes here
+    // CHECK-MESSAGES: :[[@LINE-4]]:34: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
+    State = E.step(Actions.data_ptr<int64_t>());
+  }
+}
+
 void positiveCopyThenItem(const std::vector<Tensor> &Batches, float &Total,
                           bool Flag) {
   for (const auto &X : Batches) {
