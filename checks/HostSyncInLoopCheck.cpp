@@ -96,8 +96,8 @@ const SyncKind HostIndexCopy = {
 /// weakest to the strongest: a value used several ways counts as its
 /// strongest use (a value only logged is logged).
 enum class UseKind {
-  Log, // printed or formatted with other text
-  Other,
+  Log,        // printed or formatted with other text
+  Other,      // stored, passed on
   Returned,   // returned: its caller's use decides
   HostOnly,   // a host copy read on the host (data_ptr, accessor, a stream)
   Accumulate, // `total += value`
