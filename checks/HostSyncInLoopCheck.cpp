@@ -31,6 +31,7 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch {
 
 using utils::DeviceKind;
+using utils::ignoreTemporaries;
 using utils::ignoreWrappers;
 using utils::isInTorchNamespace;
 using utils::isTensorType;
@@ -60,10 +61,8 @@ const SyncKind DataDependentSync = {
 const SyncKind BoolSync = {
     "%0", "it returns a host bool; compute the condition on the device, or "
           "check it less often"};
-const SyncKind PrintSync = {
-    "printing a tensor",
-    "print less often (every N steps) or print values gathered after the "
-    "loop"};
+const SyncKind PrintSync = {"printing a tensor",
+                            "print it after the loop or every N steps"};
 const SyncKind DeviceSync = {
     "%0", "remove it: reading a result synchronizes when it is needed"};
 const SyncKind DataPtrSync = {
@@ -74,10 +73,57 @@ const SyncKind ClipGradSync = {
     "it reads the total norm back to the host on every call; clip less often "
     "or compute the clip coefficient on the device"};
 
+const SyncKind MaskIndexSync = {
+    "boolean-mask indexing",
+    "it runs 'nonzero' to size its output, so the host waits for it; keep "
+    "the shape fixed ('where' with the mask, or multiply by it) or move it "
+    "out of the loop"};
+const SyncKind BincountSync = {
+    "%0", "its output size depends on the largest value, so the host waits "
+          "for it; count into a fixed-size tensor with 'index_add_' or "
+          "'scatter_add_', or move it out of the loop"};
+const SyncKind RepeatInterleaveSync = {
+    "%0", "with a tensor of repeats its output size depends on the data, so "
+          "the host waits for it; pass 'output_size' when the total is known, "
+          "or move it out of the loop"};
+const SyncKind HostIndexCopy = {
+    "indexing with a host tensor",
+    "an index tensor made on the host is copied to the device at every use; "
+    "make it on the device"};
+
+/// How the value a sync brings to the host is used: it decides which advice
+/// fits, and whether the program needs the sync at all. Declared from the
+/// weakest to the strongest: a value used several ways counts as its
+/// strongest use (a value only logged is logged).
+enum class UseKind {
+  Log,        // printed or formatted with other text
+  Other,      // stored, passed on
+  Returned,   // returned: its caller's use decides
+  HostOnly,   // a host copy read on the host (data_ptr, accessor, a stream)
+  Accumulate, // `total += value`
+  Control,    // an index, a bound, a condition
+  Exit,       // decides leaving the loop
+};
+
+const char *const ControlHint =
+    "copy the tensor once with .cpu() before the loop, or keep the "
+    "computation on the device";
+const char *const LogHint = "log it every N steps";
+const char *const OtherItemHint =
+    "keep the computation on the device, or read the value once after the "
+    "loop";
+const char *const MergeCopiesHint =
+    "this iteration already copies a tensor to the CPU: concatenate both on "
+    "the device and copy them in one transfer";
+
 struct FoundSync {
   const Expr *Sync = nullptr;
   const SyncKind *Kind = nullptr;
   std::string What; // Kind->What with its name filled in
+  UseKind Use = UseKind::Other;
+  /// For a second copy to the CPU in one iteration of a called function:
+  /// the first, which one transfer could share.
+  const Expr *FirstCopy = nullptr;
   /// The functions the sync was reached through, outermost first.
   llvm::SmallVector<const FunctionDecl *, 4> Through;
 };
@@ -89,6 +135,9 @@ struct Site {
 
 struct WalkResult {
   llvm::SmallVector<Site, 4> Sites;
+  /// The first deliberate (timing) synchronize of the iteration: reading
+  /// results after it waits for nothing more.
+  SourceLocation TimingSync;
   /// Whether a whole training/evaluation loop runs inside.
   bool HasTrainingLoop = false;
 };
@@ -120,6 +169,8 @@ bool isEarlyExit(const Stmt *S) {
     return false;
   if (const auto *CS = dyn_cast<CompoundStmt>(S))
     return !CS->body_empty() && isEarlyExit(CS->body_back());
+  if (const auto *EC = dyn_cast<ExprWithCleanups>(S))
+    S = EC->getSubExpr(); // `throw std::runtime_error("...")`
   return isa<BreakStmt, ReturnStmt, CXXThrowExpr, GotoStmt>(S);
 }
 
@@ -242,6 +293,370 @@ llvm::StringRef dependentMemberName(const CallExpr *CE) {
   return memberName(Callee);
 }
 
+// ---- Error paths: branches that only report a failure ---------------------
+
+/// Whether \p T is a std::basic_ostream or derives from one.
+bool isOstreamType(QualType T) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD || !RD->hasDefinition())
+    return false;
+  auto IsOstream = [](const CXXRecordDecl *Base) {
+    return Base->getIdentifier() && Base->getName() == "basic_ostream";
+  };
+  return IsOstream(RD) || !RD->forallBases([&](const CXXRecordDecl *Base) {
+    return !IsOstream(Base);
+  });
+}
+
+/// The stream at the left end of an `out << a << b` chain, or null.
+const Expr *insertionStream(const Expr *E) {
+  const auto *OC = dyn_cast<CXXOperatorCallExpr>(ignoreTemporaries(E));
+  while (OC && OC->getOperator() == OO_LessLess && OC->getNumArgs() == 2) {
+    const Expr *Out = ignoreTemporaries(OC->getArg(0));
+    const auto *Inner = dyn_cast<CXXOperatorCallExpr>(Out);
+    if (!Inner || Inner->getOperator() != OO_LessLess)
+      return isOstreamType(Out->getType()) ? Out : nullptr;
+    OC = Inner;
+  }
+  return nullptr;
+}
+
+bool isNamedRef(const Expr *E, std::initializer_list<llvm::StringRef> Names) {
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(ignoreTemporaries(E));
+  if (!Ref || !Ref->getDecl()->getIdentifier())
+    return false;
+  llvm::StringRef Name = Ref->getDecl()->getName();
+  return llvm::any_of(Names, [&](llvm::StringRef N) { return N == Name; });
+}
+
+enum class ReportKind { Work, Print, Failure };
+
+/// What one statement of a branch does: reports a failure (writes to
+/// stderr, throws, ends the program or leaves), prints, or does work.
+ReportKind reportKind(const Stmt *S) {
+  if (isa<NullStmt>(S))
+    return ReportKind::Print;
+  if (isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, CXXThrowExpr>(S))
+    return ReportKind::Failure;
+  const auto *E = dyn_cast<Expr>(S);
+  if (!E)
+    return ReportKind::Work;
+  E = ignoreTemporaries(E);
+  if (const Expr *Out = insertionStream(E))
+    return isNamedRef(Out, {"cerr", "clog"}) ? ReportKind::Failure
+                                             : ReportKind::Print;
+  const auto *CE = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier())
+    return ReportKind::Work;
+  if (FD->isNoReturn() || FD->getName() == "perror")
+    return ReportKind::Failure;
+  if (FD->getName() == "puts" || FD->getName().ends_with("printf"))
+    return CE->getNumArgs() && isNamedRef(CE->getArg(0), {"stderr"})
+               ? ReportKind::Failure
+               : ReportKind::Print;
+  return ReportKind::Work;
+}
+
+/// Whether every statement of \p S prints or reports a failure; \p Failure
+/// tells whether one of them reports a failure.
+bool onlyReports(const Stmt *S, bool &Failure) {
+  if (!S)
+    return false;
+  if (const auto *CS = dyn_cast<CompoundStmt>(S))
+    return !CS->body_empty() && llvm::all_of(CS->body(), [&](const Stmt *B) {
+      return onlyReports(B, Failure);
+    });
+  ReportKind K = reportKind(S);
+  Failure |= K == ReportKind::Failure;
+  return K != ReportKind::Work;
+}
+
+/// A condition that tests a value (a comparison, a negation, a predicate
+/// call), not a plain flag such as `verbose`.
+bool isValueTest(const Expr *Cond) {
+  return Cond && !isa<DeclRefExpr, MemberExpr>(Cond->IgnoreParenImpCasts());
+}
+
+/// The branch of a bounds or validity check that only reports the failure:
+/// it prints to stderr, throws or ends the program, or it only prints while
+/// the other branch does the normal work.
+bool isErrorBranch(const Stmt *Branch, const Stmt *Other, const Expr *Cond) {
+  bool Failure = false;
+  if (!onlyReports(Branch, Failure) || !isValueTest(Cond))
+    return false;
+  bool OtherFailure = false;
+  return Failure || (Other && !onlyReports(Other, OtherFailure));
+}
+
+// ---- Dtype conversions -----------------------------------------------------
+
+/// Options that provably name no device: a ScalarType or TypeMeta,
+/// torch::dtype(...), TensorOptions(), and setters other than device() on
+/// them. `to()` with such options keeps the tensor where it is.
+bool optionsWithoutDevice(const Expr *E, unsigned Depth = 0) {
+  E = ignoreWrappers(E);
+  if (!E || Depth > 8)
+    return false;
+  QualType T = E->getType();
+  if (utils::isEnumNamed(T, "ScalarType") ||
+      utils::isRecordNamed(T, "TypeMeta"))
+    return true;
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
+    return CE->getNumArgs() == 0 && utils::isRecordNamed(T, "TensorOptions");
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *M = MC->getMethodDecl();
+    if (!M || !M->getIdentifier() || !M->getParent()->getIdentifier() ||
+        M->getParent()->getName() != "TensorOptions")
+      return false;
+    llvm::StringRef Name = M->getName();
+    return (Name == "dtype" || Name == "requires_grad" || Name == "layout" ||
+            Name == "memory_format" || Name == "pinned_memory") &&
+           optionsWithoutDevice(MC->getImplicitObjectArgument(), Depth + 1);
+  }
+  if (const auto *CE = dyn_cast<CallExpr>(E))
+    return isTorchFunction(CE->getDirectCallee(),
+                           {"dtype", "requires_grad", "layout"});
+  return false;
+}
+
+/// `t.to(kHalf)`, `t.to(y.dtype())`, `t.to(torch::dtype(kFloat), true)`: a
+/// dtype conversion, which keeps the device.
+bool isDtypeOnlyTo(const CXXMemberCallExpr *MC) {
+  return MC->getNumArgs() > 0 && !isa<CXXDefaultArgExpr>(MC->getArg(0)) &&
+         optionsWithoutDevice(MC->getArg(0));
+}
+
+// ---- Implicit syncs: boolean masks, data-dependent sizes --------------------
+
+/// `kBool`, `ScalarType::Bool`, or a variable initialized from one.
+bool isBoolDtype(const Expr *E, unsigned Depth = 0) {
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(ignoreWrappers(E));
+  if (!Ref || Depth > 3 || !utils::isEnumNamed(Ref->getType(), "ScalarType"))
+    return false;
+  if (const auto *EC = dyn_cast<EnumConstantDecl>(Ref->getDecl()))
+    return EC->getName() == "Bool";
+  const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+  return VD && VD->getType().isConstQualified() && VD->getInit() &&
+         isBoolDtype(VD->getInit(), Depth + 1);
+}
+
+/// Whether some expression inside \p S names the bool dtype.
+bool mentionsBoolDtype(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *E = dyn_cast<Expr>(S); E && isBoolDtype(E))
+    return true;
+  return llvm::any_of(S->children(),
+                      [](const Stmt *C) { return mentionsBoolDtype(C); });
+}
+
+bool isPredicateName(llvm::StringRef Name) {
+  return llvm::is_contained({"gt",         "lt",          "ge",
+                             "le",         "eq",          "ne",
+                             "greater",    "less",        "greater_equal",
+                             "less_equal", "not_equal",   "logical_and",
+                             "logical_or", "logical_not", "logical_xor",
+                             "isnan",      "isinf",       "isfinite",
+                             "isposinf",   "isneginf",    "signbit"},
+                            Name);
+}
+
+/// Whether a local variable keeps the value it was initialized with.
+bool isNeverReassigned(const VarDecl *VD, ASTContext &Ctx) {
+  if (VD->getType().isConstQualified())
+    return true;
+  const auto *Fn =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (!Fn || !Fn->getBody())
+    return false;
+  auto Ref = ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))));
+  return match(stmt(hasDescendant(stmt(anyOf(
+                   cxxOperatorCallExpr(
+                       hasAnyOverloadedOperatorName(
+                           "=", "+=", "-=", "*=", "/=", "&=", "|=", "^="),
+                       hasArgument(0, Ref)),
+                   unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)),
+                   callExpr(forEachArgumentWithParam(
+                       Ref, parmVarDecl(hasType(lValueReferenceType(
+                                pointee(unless(isConstQualified()))))))),
+                   cxxMemberCallExpr(
+                       on(Ref), callee(cxxMethodDecl(hasName("set_")))))))),
+               *Fn->getBody(), Ctx)
+      .empty();
+}
+
+/// Whether the tensor \p E provably holds bools: a comparison or logical op,
+/// a conversion to kBool, a factory given kBool, or a local variable that
+/// keeps such a value.
+bool isBoolTensor(const Expr *E, ASTContext &Ctx, unsigned Depth = 0) {
+  E = ignoreWrappers(E);
+  if (!E || Depth > 4 || !isTensorType(E->getType()))
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    return VD && VD->isLocalVarDecl() && VD->getInit() &&
+           isNeverReassigned(VD, Ctx) &&
+           isBoolTensor(VD->getInit(), Ctx, Depth + 1);
+  }
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
+    switch (OC->getOperator()) {
+    case OO_Less:
+    case OO_Greater:
+    case OO_LessEqual:
+    case OO_GreaterEqual:
+    case OO_EqualEqual:
+    case OO_ExclaimEqual:
+      return true;
+    case OO_Amp:
+    case OO_Pipe:
+    case OO_Caret:
+    case OO_Tilde:
+    case OO_Exclaim:
+      return llvm::all_of(OC->arguments(), [&](const Expr *A) {
+        return !isTensorType(ignoreWrappers(A)->getType()) ||
+               isBoolTensor(A, Ctx, Depth + 1);
+      });
+    default:
+      return false;
+    }
+  }
+  const auto *CE = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier())
+    return false;
+  llvm::StringRef Name = FD->getName();
+  if (tensorMethod(E) || utils::isInTorchNamespace(FD)) {
+    if (isPredicateName(Name))
+      return true;
+    if (Name == "to" || Name == "toType" || utils::isTensorFactory(FD))
+      return llvm::any_of(CE->arguments(),
+                          [](const Expr *A) { return mentionsBoolDtype(A); });
+  }
+  return false;
+}
+
+/// The tensors among the indices of `t.index({...})`, `t[i]`,
+/// `t.index_select(d, i)` and `torch::index_select(t, d, i)`; \p Self is set
+/// to the indexed tensor. Empty for any other call.
+llvm::SmallVector<const Expr *, 2> indexTensors(const Expr *E,
+                                                const Expr *&Self) {
+  llvm::SmallVector<const Expr *, 2> Indices;
+  auto addIfTensor = [&](const Expr *I) {
+    if (isTensorType(ignoreWrappers(I)->getType()))
+      Indices.push_back(I);
+  };
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
+    if (OC->getOperator() == OO_Subscript && OC->getNumArgs() == 2 &&
+        isTensorType(OC->getArg(0)->getType())) {
+      Self = OC->getArg(0);
+      addIfTensor(OC->getArg(1));
+    }
+    return Indices;
+  }
+  const auto *CE = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (const CXXMethodDecl *M = tensorMethod(E)) {
+    Self = cast<CXXMemberCallExpr>(E)->getImplicitObjectArgument();
+    if (M->getName() == "index_select" && CE->getNumArgs() == 2)
+      addIfTensor(CE->getArg(1));
+    if (M->getName() != "index" || CE->getNumArgs() != 1)
+      return Indices;
+    const auto *List =
+        dyn_cast<CXXStdInitializerListExpr>(ignoreTemporaries(CE->getArg(0)));
+    const auto *Init =
+        List ? dyn_cast<InitListExpr>(ignoreTemporaries(List->getSubExpr()))
+             : nullptr;
+    if (Init)
+      for (const Expr *I : Init->inits())
+        addIfTensor(I);
+    return Indices;
+  }
+  if (isTorchFunction(FD, {"index_select"}) && CE->getNumArgs() == 3) {
+    Self = CE->getArg(0);
+    addIfTensor(CE->getArg(2));
+  }
+  return Indices;
+}
+
+/// A sync found at \p E, its message naming \p Name where the kind has %0.
+FoundSync makeFound(const Expr *E, const SyncKind &Kind,
+                    llvm::StringRef Name = "") {
+  FoundSync F;
+  F.Sync = E;
+  F.Kind = &Kind;
+  F.What = Kind.What;
+  if (F.What == "%0")
+    F.What = ("'" + Name + "()'").str();
+  return F;
+}
+
+/// The advice that fits how the synced value is used: an accumulation is
+/// kept on the device, an index or a condition comes from a host copy made
+/// once, a logged value is logged less often.
+const char *hintFor(const FoundSync &F) {
+  if (F.Kind != &ItemSync)
+    return F.Kind->Hint;
+  switch (F.Use) {
+  case UseKind::Accumulate:
+    return ItemSync.Hint;
+  case UseKind::Control:
+  case UseKind::Exit:
+    return ControlHint;
+  case UseKind::Log:
+    return LogHint;
+  default:
+    return OtherItemHint;
+  }
+}
+
+/// A sync the program needs, or one that waits for nothing more: its value
+/// decides leaving the loop, or it reads results after the iteration's
+/// deliberate timing synchronize.
+bool isNeededSync(const Site &S, const WalkResult &R, const SourceManager &SM) {
+  return S.Sync.Use == UseKind::Exit ||
+         (R.TimingSync.isValid() &&
+          SM.isBeforeInTranslationUnit(R.TimingSync, S.Where->getExprLoc()));
+}
+
+/// A copy to the CPU whose data host code then reads.
+bool isHostOnlyCopy(const Site &S) {
+  return S.Sync.Kind == &CpuCopySync && S.Sync.Use == UseKind::HostOnly &&
+         !S.Sync.FirstCopy;
+}
+
+struct Finding {
+  const Site *S;
+  const Expr *FirstCopy; // a copy to the CPU the site's copy could join
+};
+
+struct Findings {
+  llvm::SmallVector<Finding, 4> Reported;
+  /// The iteration's one copy to the CPU that host code reads: needed.
+  const Site *HostCopy = nullptr;
+};
+
+/// What of an iteration's syncs is worth reporting: not the syncs the
+/// program needs, nor its first copy whose data host code reads; a second
+/// such copy is reported with the first.
+Findings findingsOf(const WalkResult &R, const SourceManager &SM) {
+  Findings F;
+  for (const Site &S : R.Sites) {
+    if (isNeededSync(S, R, SM))
+      continue;
+    if (!isHostOnlyCopy(S)) {
+      F.Reported.push_back({&S, S.Sync.FirstCopy});
+      continue;
+    }
+    if (!F.HostCopy) {
+      F.HostCopy = &S;
+      continue;
+    }
+    F.Reported.push_back({&S, F.HostCopy->Sync.Sync});
+  }
+  return F;
+}
+
 } // namespace
 
 class SyncAnalysis {
@@ -257,11 +672,9 @@ public:
     if (const auto *F = dyn_cast<ForStmt>(Loop)) {
       walk(F->getCond(), R, 0);
       walk(F->getInc(), R, 0);
-    } else if (const auto *W = dyn_cast<WhileStmt>(Loop)) {
-      walk(W->getCond(), R, 0);
-    } else if (const auto *D = dyn_cast<DoStmt>(Loop)) {
-      walk(D->getCond(), R, 0);
     }
+    // A while or do condition decides leaving the loop: the program needs
+    // its value on the host.
     walk(loopBody(Loop), R, 0);
     return R;
   }
@@ -276,6 +689,12 @@ private:
   const Summary &summarize(const FunctionDecl *FD, unsigned Depth);
   std::optional<FoundSync> classify(const Expr *E);
   std::optional<FoundSync> classifyUnresolved(const Expr *Member);
+  std::optional<FoundSync> classifyImplicit(const Expr *E);
+  bool isMovedToDevice(const Expr *Tensor, unsigned Depth = 0);
+  UseKind useOf(const Expr *E, unsigned Depth);
+  UseKind useOfVariable(const VarDecl *VD, unsigned Depth);
+  void walkIf(const IfStmt *If, WalkResult &R, unsigned Depth);
+  void addSite(const Expr *E, FoundSync Found, WalkResult &R);
   bool isTimingSync(const Expr *E);
   bool isTrainingLoop(const Stmt *Loop);
   bool containsTrainingStep(const Stmt *S, unsigned CallBudget);
@@ -306,23 +725,12 @@ void SyncAnalysis::walk(const Stmt *S, WalkResult &R, unsigned Depth) {
     return;
   }
   if (const auto *If = dyn_cast<IfStmt>(S)) {
-    walk(If->getInit(), R, Depth);
-    walk(If->getConditionVariableDeclStmt(), R, Depth);
-    walk(If->getCond(), R, Depth);
-    // A branch dead under a constant flag (`bool verbose = false;`) never
-    // runs.
-    std::optional<bool> Constant = Devices.constantCondition(If->getCond());
-    if (!hasRemainder(If->getCond()) && !isEarlyExit(If->getThen()) &&
-        Constant != false)
-      walk(If->getThen(), R, Depth);
-    if (!isEarlyExit(If->getElse()) && Constant != true)
-      walk(If->getElse(), R, Depth);
+    walkIf(If, R, Depth);
     return;
   }
   if (const auto *E = dyn_cast<Expr>(S)) {
     if (std::optional<FoundSync> Found = classify(E)) {
-      if (!isInAssert(E->getExprLoc(), SM, LangOpts) && !isTimingSync(E))
-        R.Sites.push_back({Found->Sync, *Found});
+      addSite(E, *Found, R);
     } else if (const auto *CE = dyn_cast<CallExpr>(E)) {
       const FunctionDecl *FD = CE->getDirectCallee();
       if (FD && Depth < MaxCallDepth && isUserFunction(FD, SM) &&
@@ -331,6 +739,8 @@ void SyncAnalysis::walk(const Stmt *S, WalkResult &R, unsigned Depth) {
         if (Sum.First) {
           FoundSync Chained = *Sum.First;
           Chained.Through.insert(Chained.Through.begin(), FD);
+          if (Chained.Use == UseKind::Returned)
+            Chained.Use = useOf(CE, 0);
           R.Sites.push_back({CE, Chained});
         }
         R.HasTrainingLoop |= Sum.HasTrainingLoop;
@@ -346,6 +756,48 @@ void SyncAnalysis::walk(const Stmt *S, WalkResult &R, unsigned Depth) {
     walk(Child, R, Depth);
 }
 
+/// An if statement: its condition, and the branches that run per iteration.
+/// A condition whose branch leaves the loop decides leaving it (the program
+/// needs that value); a branch that only reports a failed check is no
+/// per-iteration work. Conditions inside macros (TORCH_CHECK) are the
+/// library's checks and stay walked.
+void SyncAnalysis::walkIf(const IfStmt *If, WalkResult &R, unsigned Depth) {
+  const Stmt *Then = If->getThen();
+  const Stmt *Else = If->getElse();
+  const Expr *Cond = If->getCond();
+  bool ThenExits = isEarlyExit(Then);
+  bool ElseExits = isEarlyExit(Else);
+  walk(If->getInit(), R, Depth);
+  walk(If->getConditionVariableDeclStmt(), R, Depth);
+  if (!(ThenExits || ElseExits) || If->getBeginLoc().isMacroID())
+    walk(Cond, R, Depth);
+  // A branch dead under a constant flag (`bool verbose = false;`) never
+  // runs.
+  std::optional<bool> Constant = Devices.constantCondition(Cond);
+  if (!hasRemainder(Cond) && !ThenExits && Constant != false &&
+      !isErrorBranch(Then, Else, Cond))
+    walk(Then, R, Depth);
+  if (!ElseExits && Constant != true && !isErrorBranch(Else, Then, Cond))
+    walk(Else, R, Depth);
+}
+
+/// Records a sync found in the walked code, with how its value is used; a
+/// deliberate timing sync is remembered instead.
+void SyncAnalysis::addSite(const Expr *E, FoundSync Found, WalkResult &R) {
+  if (isInAssert(E->getExprLoc(), SM, LangOpts))
+    return;
+  if (isTimingSync(E)) {
+    if (R.TimingSync.isInvalid() ||
+        SM.isBeforeInTranslationUnit(E->getExprLoc(), R.TimingSync))
+      R.TimingSync = E->getExprLoc();
+    return;
+  }
+  Found.Use = useOf(E, 0);
+  // At the sync itself: a call a template leaves unresolved is reported at
+  // its member name.
+  R.Sites.push_back({Found.Sync, Found});
+}
+
 const SyncAnalysis::Summary &SyncAnalysis::summarize(const FunctionDecl *FD,
                                                      unsigned Depth) {
   const FunctionDecl *Def = FD->getDefinition();
@@ -358,8 +810,13 @@ const SyncAnalysis::Summary &SyncAnalysis::summarize(const FunctionDecl *FD,
     WalkResult R;
     walk(Def->getBody(), R, Depth);
     InProgress.erase(Def);
-    if (!R.Sites.empty())
-      Sum.First = R.Sites.front().Sync;
+    Findings F = findingsOf(R, SM);
+    if (!F.Reported.empty()) {
+      Sum.First = F.Reported.front().S->Sync;
+      Sum.First->FirstCopy = F.Reported.front().FirstCopy;
+    } else if (F.HostCopy) {
+      Sum.First = F.HostCopy->Sync; // counts with the caller's own copies
+    }
     Sum.HasTrainingLoop = R.HasTrainingLoop;
   }
   return Summaries[Key] = Sum;
@@ -490,6 +947,264 @@ std::optional<FoundSync> SyncAnalysis::classifyUnresolved(const Expr *Member) {
   return F;
 }
 
+namespace {
+
+bool isHostReadMethod(llvm::StringRef Name) {
+  // Not item(): `t.cpu().item()` is the same sync as `t.item()`.
+  return Name == "data_ptr" || Name == "const_data_ptr" ||
+         Name == "mutable_data_ptr" || Name == "accessor" ||
+         Name.starts_with("packed_accessor");
+}
+
+/// The use of an operand of a built-in operator; std::nullopt where the
+/// value flows on (arithmetic, comparisons, logic).
+std::optional<UseKind> useInOperator(const Stmt *Parent, const Stmt *Cur) {
+  if (const auto *UO = dyn_cast<UnaryOperator>(Parent))
+    return UO->isArithmeticOp() ? std::nullopt : std::optional(UseKind::Other);
+  if (const auto *CA = dyn_cast<CompoundAssignOperator>(Parent))
+    return CA->getRHS() == Cur && (CA->getOpcode() == BO_AddAssign ||
+                                   CA->getOpcode() == BO_SubAssign)
+               ? UseKind::Accumulate
+               : UseKind::Other;
+  const auto *BO = cast<BinaryOperator>(Parent);
+  return BO->isAdditiveOp() || BO->isMultiplicativeOp() ||
+                 BO->isComparisonOp() || BO->isLogicalOp()
+             ? std::nullopt
+             : std::optional(UseKind::Other);
+}
+
+/// The use of a statement's condition: leaving the loop decides an exit,
+/// anything else is control. A body or branch that is a single expression
+/// uses nothing.
+UseKind useAsCondition(const Stmt *Parent, const Stmt *Cur) {
+  if (const auto *If = dyn_cast<IfStmt>(Parent)) {
+    if (If->getCond() != Cur)
+      return UseKind::Other;
+    return (isEarlyExit(If->getThen()) || isEarlyExit(If->getElse())) &&
+                   !If->getBeginLoc().isMacroID()
+               ? UseKind::Exit
+               : UseKind::Control;
+  }
+  if (const auto *W = dyn_cast<WhileStmt>(Parent))
+    return W->getCond() == Cur ? UseKind::Exit : UseKind::Other;
+  if (const auto *D = dyn_cast<DoStmt>(Parent))
+    return D->getCond() == Cur ? UseKind::Exit : UseKind::Other;
+  if (const auto *F = dyn_cast<ForStmt>(Parent))
+    return F->getCond() == Cur ? UseKind::Control : UseKind::Other;
+  return cast<SwitchStmt>(Parent)->getCond() == Cur ? UseKind::Control
+                                                     : UseKind::Other;
+}
+
+/// The use of the object of a member call: a host read of a host copy, or a
+/// tensor method whose result carries the value on.
+std::optional<UseKind> useAsObject(const MemberExpr *ME) {
+  const auto *M = dyn_cast<CXXMethodDecl>(ME->getMemberDecl());
+  if (!M || !M->getIdentifier() || !utils::isTensorRecord(M->getParent()))
+    return UseKind::Other;
+  if (isHostReadMethod(M->getName()))
+    return UseKind::HostOnly;
+  return isTensorType(M->getReturnType()) ? std::nullopt
+                                          : std::optional(UseKind::Other);
+}
+
+/// The use of an argument of an overloaded operator: a stream insertion
+/// logs a value and writes a tensor out, a subscript indexes, `+=` sums.
+std::optional<UseKind> useInOperatorCall(const CXXOperatorCallExpr *OC,
+                                         const Stmt *Cur) {
+  bool IsFirst = OC->getNumArgs() > 0 && OC->getArg(0) == Cur;
+  switch (OC->getOperator()) {
+  case OO_LessLess:
+    if (IsFirst || !isOstreamType(OC->getArg(0)->getType()))
+      return UseKind::Other;
+    return isTensorType(OC->getArg(1)->getType()) ? UseKind::HostOnly
+                                                  : UseKind::Log;
+  case OO_Subscript:
+    return IsFirst ? std::nullopt : std::optional(UseKind::Control);
+  case OO_PlusEqual:
+  case OO_MinusEqual:
+    return IsFirst ? UseKind::Other : UseKind::Accumulate;
+  case OO_Plus:
+  case OO_Minus:
+  case OO_Star:
+  case OO_Slash:
+  case OO_Less:
+  case OO_Greater:
+  case OO_LessEqual:
+  case OO_GreaterEqual:
+  case OO_EqualEqual:
+  case OO_ExclaimEqual:
+    return std::nullopt;
+  default:
+    return UseKind::Other;
+  }
+}
+
+/// The use of an argument of a call: formatting logs it, an integer handed
+/// to LibTorch is an index, a size or a bound.
+UseKind useAsArgument(const CallExpr *CE, const Stmt *Cur) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD)
+    return UseKind::Other;
+  std::string Qualified = FD->getQualifiedNameAsString();
+  if (FD->isVariadic() || Qualified == "std::to_string" ||
+      llvm::StringRef(Qualified).starts_with("fmt::"))
+    return UseKind::Log;
+  const auto *Arg = dyn_cast<Expr>(Cur);
+  if (Arg && Arg->getType()->isIntegerType() &&
+      (tensorMethod(CE) || utils::isInTorchNamespace(FD)))
+    return UseKind::Control;
+  return UseKind::Other;
+}
+
+/// How \p Parent uses its child \p Cur, or std::nullopt when the value
+/// flows on through it (casts, arithmetic, comparisons, tensor views).
+std::optional<UseKind> useIn(const Stmt *Parent, const Stmt *Cur) {
+  if (isa<ImplicitCastExpr, ParenExpr, ExplicitCastExpr,
+          MaterializeTemporaryExpr, CXXBindTemporaryExpr, ExprWithCleanups>(
+          Parent))
+    return std::nullopt;
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Parent))
+    return CE->getNumArgs() == 1 ? std::nullopt : std::optional(UseKind::Other);
+  if (isa<UnaryOperator, BinaryOperator>(Parent))
+    return useInOperator(Parent, Cur);
+  if (const auto *CO = dyn_cast<ConditionalOperator>(Parent))
+    return CO->getCond() == Cur ? std::optional(UseKind::Control)
+                                : std::nullopt;
+  if (isa<IfStmt, WhileStmt, DoStmt, ForStmt, SwitchStmt>(Parent))
+    return useAsCondition(Parent, Cur);
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Parent))
+    return AS->getIdx() == Cur ? UseKind::Control : UseKind::Other;
+  if (isa<ReturnStmt>(Parent))
+    return UseKind::Returned;
+  if (const auto *ME = dyn_cast<MemberExpr>(Parent))
+    return useAsObject(ME);
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Parent))
+    return useInOperatorCall(OC, Cur);
+  if (const auto *CE = dyn_cast<CallExpr>(Parent))
+    return CE->getCallee() == Cur ? std::nullopt
+                                  : std::optional(useAsArgument(CE, Cur));
+  return UseKind::Other;
+}
+
+} // namespace
+
+/// How the value of \p E is used, followed through casts, arithmetic and
+/// up to two local variables it is stored in.
+UseKind SyncAnalysis::useOf(const Expr *E, unsigned Depth) {
+  const Stmt *Cur = E;
+  for (unsigned Step = 0; Step < 32; ++Step) {
+    DynTypedNodeList Parents = Ctx.getParents(*Cur);
+    if (Parents.size() != 1)
+      return UseKind::Other;
+    if (const auto *VD = Parents[0].get<VarDecl>())
+      return Depth < 2 ? useOfVariable(VD, Depth + 1) : UseKind::Other;
+    const Stmt *Parent = Parents[0].get<Stmt>();
+    if (!Parent)
+      return UseKind::Other;
+    // `v = x.item<float>();`: the uses of v; `total = total + v`: a sum.
+    if (const auto *BO = dyn_cast<BinaryOperator>(Parent);
+        BO && BO->getOpcode() == BO_Assign) {
+      const auto *LHS = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens());
+      const auto *VD = LHS ? dyn_cast<VarDecl>(LHS->getDecl()) : nullptr;
+      if (BO->getRHS() != Cur || !VD || Depth >= 2)
+        return UseKind::Other;
+      auto Self = declRefExpr(to(varDecl(equalsNode(VD))));
+      if (!match(stmt(hasDescendant(Self)), *BO->getRHS(), Ctx).empty())
+        return UseKind::Accumulate;
+      return useOfVariable(VD, Depth + 1);
+    }
+    if (std::optional<UseKind> Use = useIn(Parent, Cur))
+      return *Use;
+    Cur = Parent;
+  }
+  return UseKind::Other;
+}
+
+/// The strongest use of a local variable in its function.
+UseKind SyncAnalysis::useOfVariable(const VarDecl *VD, unsigned Depth) {
+  const auto *Fn =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (!VD->isLocalVarDecl() || !Fn || !Fn->getBody())
+    return UseKind::Other;
+  auto Refs = match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("r")),
+                    *Fn->getBody(), Ctx);
+  std::optional<UseKind> Strongest;
+  for (const auto &Node : Refs) {
+    UseKind Use = useOf(Node.getNodeAs<DeclRefExpr>("r"), Depth);
+    if (!Strongest || Use > *Strongest)
+      Strongest = Use;
+  }
+  return Strongest.value_or(UseKind::Other);
+}
+
+/// A tensor the code moved to a device: `.cuda()`, `.to(d)` with a device
+/// that is not provably the CPU, or a local variable initialized from one.
+bool SyncAnalysis::isMovedToDevice(const Expr *Tensor, unsigned Depth) {
+  const Expr *E = ignoreWrappers(Tensor);
+  if (!E || Depth > 4)
+    return false;
+  if (Devices.ofTensor(E) == DeviceKind::Cuda)
+    return true;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    return VD && VD->isLocalVarDecl() && VD->getInit() &&
+           isNeverReassigned(VD, Ctx) &&
+           isMovedToDevice(VD->getInit(), Depth + 1);
+  }
+  const CXXMethodDecl *M = tensorMethod(E);
+  if (!M)
+    return false;
+  const auto *MC = cast<CXXMemberCallExpr>(E);
+  if (const Expr *Target = utils::deviceTargetOfTo(MC))
+    return Devices.ofDevice(Target) != DeviceKind::Cpu;
+  // Views and conversions keep the device of their tensor.
+  return isTensorType(M->getReturnType()) && M->getName() != "cpu" &&
+         isMovedToDevice(MC->getImplicitObjectArgument(), Depth + 1);
+}
+
+/// The syncs and copies no call names: indexing with a boolean mask or with
+/// a host index tensor, and ops whose output size depends on the data.
+std::optional<FoundSync> SyncAnalysis::classifyImplicit(const Expr *E) {
+  auto onCpu = [&](const Expr *Tensor) {
+    return Devices.ofTensor(Tensor) == DeviceKind::Cpu;
+  };
+  const Expr *Self = nullptr;
+  for (const Expr *Index : indexTensors(E, Self)) {
+    if (onCpu(Self))
+      return std::nullopt;
+    if (isBoolTensor(Index, Ctx))
+      return makeFound(E, MaskIndexSync);
+    if (onCpu(Index) && isMovedToDevice(Self))
+      return makeFound(E, HostIndexCopy);
+  }
+  const auto *CE = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier() || CE->getNumArgs() == 0)
+    return std::nullopt;
+  const CXXMethodDecl *M = tensorMethod(E);
+  if (!M && !utils::isInTorchNamespace(FD))
+    return std::nullopt;
+  const Expr *Input =
+      M ? cast<CXXMemberCallExpr>(E)->getImplicitObjectArgument()
+        : CE->getArg(0);
+  llvm::StringRef Name = FD->getName();
+  if (Name == "bincount")
+    return onCpu(Input) ? std::nullopt
+                        : std::optional(makeFound(E, BincountSync, Name));
+  // repeat_interleave(repeats) and (self, repeats): a tensor of repeats and
+  // no output_size (the last parameter).
+  if (Name == "repeat_interleave" && FD->getNumParams() > 0 &&
+      isTensorType(FD->getParamDecl(M                         ? 0
+                                    : FD->getNumParams() == 2 ? 0
+                                                              : 1)
+                       ->getType()) &&
+      isa<CXXDefaultArgExpr>(CE->getArg(CE->getNumArgs() - 1)))
+    return onCpu(Input)
+               ? std::nullopt
+               : std::optional(makeFound(E, RepeatInterleaveSync, Name));
+  return std::nullopt;
+}
+
 std::optional<FoundSync> SyncAnalysis::classify(const Expr *E) {
   auto found = [&](const SyncKind &Kind, llvm::StringRef Name = "") {
     FoundSync F;
@@ -504,6 +1219,8 @@ std::optional<FoundSync> SyncAnalysis::classify(const Expr *E) {
     return Devices.ofTensor(Tensor) == DeviceKind::Cpu;
   };
 
+  if (std::optional<FoundSync> Implicit = classifyImplicit(E))
+    return Implicit;
   if (const CXXMethodDecl *M = tensorMethod(E)) {
     const auto *MC = cast<CXXMemberCallExpr>(E);
     const Expr *Self = MC->getImplicitObjectArgument();
@@ -513,7 +1230,8 @@ std::optional<FoundSync> SyncAnalysis::classify(const Expr *E) {
     if (Name == "cpu")
       return onCpu(Self) ? std::nullopt : found(CpuCopySync);
     if (Name == "to") {
-      if (onCpu(Self) || Devices.ofTensor(E) != DeviceKind::Cpu)
+      if (isDtypeOnlyTo(MC) || onCpu(Self) ||
+          Devices.ofTensor(E) != DeviceKind::Cpu)
         return std::nullopt;
       return found(CpuCopySync);
     }
@@ -958,22 +1676,35 @@ void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const bool InInstantiation =
       !match(stmt(isInTemplateInstantiation()), *Loop, Ctx).empty();
 
-  for (const Site &S : R.Sites) {
+  for (const Finding &Found : findingsOf(R, SM).Reported) {
+    const Site &S = *Found.S;
     SourceLocation Loc = S.Where->getExprLoc();
     if (!Reported.insert(Loc.getRawEncoding()).second)
       continue;
     const FoundSync &F = S.Sync;
     utils::recordPayload("torch-host-sync-in-loop", Loc, Loop, /*IsLoop=*/true,
                          Ctx);
+    // A second copy to the CPU could travel with the first.
+    const char *Hint = Found.FirstCopy ? MergeCopiesHint : hintFor(F);
+    auto noteFirstCopy = [&] {
+      if (Found.FirstCopy)
+        diag(Found.FirstCopy->getExprLoc(),
+             "the iteration's first copy to the CPU is here; one copy of both "
+             "needs one synchronization",
+             DiagnosticIDs::Note);
+    };
     if (F.Through.empty()) {
-      auto Diag = diag(Loc, "%0 synchronizes the host with the device per "
-                            "iteration of the loop at line %1; %2")
-                  << F.What << LoopLine << F.Kind->Hint;
-      if (F.Kind == &ItemSync && !InInstantiation)
-        if (std::optional<AccumulateFix> Fix =
-                accumulateOnDevice(F.Sync, Loop, Ctx, SM, getLangOpts()))
-          for (const FixItHint &H : Fix->Hints)
-            Diag << H;
+      { // the warning is emitted before its note
+        auto Diag = diag(Loc, "%0 synchronizes the host with the device per "
+                              "iteration of the loop at line %1; %2")
+                    << F.What << LoopLine << Hint;
+        if (F.Kind == &ItemSync && !InInstantiation)
+          if (std::optional<AccumulateFix> Fix =
+                  accumulateOnDevice(F.Sync, Loop, Ctx, SM, getLangOpts()))
+            for (const FixItHint &H : Fix->Hints)
+              Diag << H;
+      }
+      noteFirstCopy();
       continue;
     }
     std::string Path;
@@ -985,10 +1716,10 @@ void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     diag(Loc, "call to %0 synchronizes the host with the device per "
               "iteration of the loop at line %1: %2 at line %3%4; %5")
         << calleeName(S.Where, F.Through.front()) << LoopLine << F.What
-        << SM.getExpansionLineNumber(F.Sync->getExprLoc()) << Path
-        << F.Kind->Hint;
+        << SM.getExpansionLineNumber(F.Sync->getExprLoc()) << Path << Hint;
     diag(F.Sync->getExprLoc(), "%0 synchronizes here", DiagnosticIDs::Note)
         << F.What;
+    noteFirstCopy();
   }
 }
 

@@ -330,6 +330,8 @@ DeviceKind DeviceAnalysis::ofTensor(const Expr *E, unsigned Depth) {
       if (const auto *ET = T->getAs<EnumType>();
           ET && ET->getDecl()->getName() == "ScalarType")
         return ofTensor(MC->getImplicitObjectArgument(), Depth + 1);
+      if (isRecordNamed(T, "TypeMeta")) // to(other.dtype()) keeps the device
+        return ofTensor(MC->getImplicitObjectArgument(), Depth + 1);
       return ofDevice(Arg, Depth + 1);
     }
     if (!isTensorType(M->getReturnType()))

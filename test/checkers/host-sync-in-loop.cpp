@@ -89,7 +89,7 @@ void positiveWhileAndDo(Tensor loss, int Steps) {
   int Step = 0;
   while (Step < Steps) {
     float Value = loss.item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'item()' synchronizes {{.*}} loop at line [[@LINE-2]]
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'item()' synchronizes {{.*}} loop at line [[@LINE-2]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
     loss = loss * Value;
     ++Step;
   }
@@ -99,18 +99,22 @@ void positiveWhileAndDo(Tensor loss, int Steps) {
   } while (--Step > 0);
 }
 
-void positiveCondition(Tensor loss) {
-  // The condition runs every iteration.
+void negativeExitCondition(Tensor loss) {
+  // The value decides leaving the loop: the program needs it on the host.
   while (loss.item<float>() > 0.1f)
-    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'item()' synchronizes {{.*}} loop at line [[@LINE-1]]
     loss = computeLoss(loss);
   for (int I = 0; I < 10; ++I) {
     loss = computeLoss(loss);
-    // An early-exit check still reads the value every iteration.
     if (loss.item<float>() < 1e-3f)
-      // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item()' synchronizes {{.*}} loop at line [[@LINE-4]]
       break;
   }
+}
+
+void positiveBoundInForCondition(Tensor Count, Tensor Values) {
+  // A for condition re-reads its bound every iteration.
+  for (int64_t I = 0; I < Count.item<int64_t>(); ++I)
+    // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-1]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+    Values = Values * 2;
 }
 
 void positiveEveryCpuSpelling(const std::vector<Tensor> &Outputs,
@@ -157,7 +161,7 @@ void positivePrinting(const std::vector<Tensor> &Outputs) {
   std::ostringstream Log;
   for (const auto &Out : Outputs) {
     std::cout << Out << "\n";
-    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: printing a tensor synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; print less often (every N steps) or print values gathered after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: printing a tensor synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; print it after the loop or every N steps [torch-host-sync-in-loop]
     Log << "out " << Out;
     // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: printing a tensor synchronizes
   }
@@ -190,7 +194,7 @@ void logStep(const Tensor &Loss) { std::printf("%f\n", readLoss(Loss)); }
 void positiveTwoCallsDeep(const std::vector<Tensor> &Batches) {
   for (const auto &X : Batches) {
     logStep(computeLoss(X));
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: call to 'logStep' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]: 'item()' at line [[@LINE-6]] (through 'readLoss'); accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: call to 'logStep' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]: 'item()' at line [[@LINE-6]] (through 'readLoss'); log it every N steps [torch-host-sync-in-loop]
   }
 }
 
@@ -349,8 +353,8 @@ void negativeDeviceAndDtypeMoves(const std::vector<Tensor> &Batches,
     Tensor B = X.to(torch::kCUDA);
     Tensor C = X.to(torch::kFloat);
     Tensor D = X.cuda();
+    // The iteration's one copy whose data the host reads is needed.
     float *P = X.cpu().data_ptr<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: copying a tensor to the CPU synchronizes
     (void)A, (void)B, (void)C, (void)D, (void)P;
   }
 }

@@ -9,7 +9,10 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <vector>
 
 struct NetImpl : torch::nn::Module {
   NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
@@ -67,13 +70,13 @@ float train(Net &model, torch::optim::SGD &optimizer, torch::Device device,
     optimizer.zero_grad();
     auto loss = torch::mse_loss(model->forward(input), target);
     AT_ASSERT(!std::isnan(loss.item<float>()));
-    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-6]]; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-6]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
     loss.backward();
     torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'clip_grad_norm_()' synchronizes
     optimizer.step();
     running_loss += loss.item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-12]]
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-12]]; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
     if (step % 10 == 0)
       std::cout << "step " << step << " loss " << loss << "\n";
   }
@@ -89,10 +92,10 @@ void evaluate(Net &model, torch::Device device) {
   auto inputs = torch::randn({16, 4});
   for (int i = 0; i < 16; ++i) {
     auto out = model->forward(inputs[i].unsqueeze(0).to(device));
+    // The iteration's one copy that the host reads (printed, item()) is
+    // needed; reading the host copy is free.
     auto host = out.to(torch::kCPU);
-    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: copying a tensor to the CPU synchronizes
     std::cout << host << "\n";
-    // Reading the host copy is free.
     float first = host[0][0].item<float>();
     if (torch::cuda::is_available())
       torch::cuda::synchronize();
@@ -100,4 +103,62 @@ void evaluate(Net &model, torch::Device device) {
     (void)first;
   }
 }
-#endif
+
+// ---- Implicit syncs and copies ---------------------------------------------
+
+void implicitSyncs(Net &model, torch::Device device, int steps) {
+  auto data = torch::randn({64, 4}).to(device);
+  auto perm = torch::randperm(64);
+  for (int step = 0; step < steps; ++step) {
+    auto out = model->forward(data);
+    auto positive = out.index({out > 0});
+    // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: boolean-mask indexing synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]; it runs 'nonzero' to size its output, so the host waits for it; keep the shape fixed ('where' with the mask, or multiply by it) or move it out of the loop [torch-host-sync-in-loop]
+    auto mask = out.to(torch::kBool);
+    auto kept = out[mask];
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: boolean-mask indexing synchronizes
+    auto counts = torch::bincount(out.argmax(1));
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'bincount()' synchronizes
+    auto batch = data.index_select(0, perm);
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: indexing with a host tensor synchronizes the host with the device per iteration of the loop at line [[@LINE-10]]; an index tensor made on the host is copied to the device at every use; make it on the device [torch-host-sync-in-loop]
+    // Integer and slice indexing is no sync.
+    auto first = out[0];
+    auto rows = out.index({torch::indexing::Slice(0, 2)});
+    (void)positive, (void)kept, (void)counts, (void)batch, (void)first,
+        (void)rows;
+  }
+}
+
+// ---- Syncs the program needs, error paths, dtype conversions ---------------
+
+void neededSyncs(Net &model, torch::Device device, const torch::Tensor &ref,
+                 std::vector<int64_t> &actions, int steps) {
+  auto state = torch::randn({8, 4}).to(device);
+  for (int step = 0; step < steps; ++step) {
+    auto out = model->forward(state);
+    if (out.abs().max().item<float>() > 1e6f)
+      break;
+    auto chosen = out.argmax(1).cpu();
+    actions.push_back(chosen.data_ptr<int64_t>()[0]);
+    state = state.to(ref.dtype());
+    if (state.dim() != 2) {
+      std::cerr << "bad state " << state << "\n";
+      std::abort();
+    }
+  }
+}
+
+void mergeableCopies(Net &model, torch::Device device, int steps) {
+  auto state = torch::randn({8, 4}).to(device);
+  for (int step = 0; step < steps; ++step) {
+    auto out = model->forward(state);
+    auto chosen = out.argmax(1).cpu();
+    auto values = out.max().cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop at line [[@LINE-4]]; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-3]]:33: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
+    std::printf("%ld %f\n", static_cast<long>(chosen.data_ptr<int64_t>()[0]),
+                values.data_ptr<float>()[0]);
+    std::printf("loss %f\n", out.sum().item<float>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:40: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-9]]; log it every N steps [torch-host-sync-in-loop]
+  }
+}
+#endif // GENERIC_ONLY

@@ -2,10 +2,16 @@
 #include <c10/core/TensorOptions.h>
 #include <c10/util/Exception.h>
 #include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <tuple>
 #include <vector>
 
 namespace at {
 using namespace c10;
+namespace indexing {
+struct TensorIndex;
+} // namespace indexing
 
 class TensorBase {
 public:
@@ -16,6 +22,7 @@ public:
   void *data_ptr() const;
   template <typename T> T *data_ptr() const;
   Device device() const;
+  caffe2::TypeMeta dtype() const;
 };
 
 class Tensor : public TensorBase {
@@ -46,6 +53,21 @@ public:
   Tensor eq(const Tensor &Other) const;
   Tensor &add_(const Tensor &Other) const;
   Tensor operator[](int64_t Index) const;
+  Tensor operator[](Tensor Index) const;
+  Tensor index(std::initializer_list<indexing::TensorIndex> Indices) const;
+  Tensor index_select(int64_t Dim, const Tensor &Index) const;
+  Tensor bincount(const std::optional<Tensor> &Weights = {},
+                  int64_t MinLength = 0) const;
+  Tensor repeat_interleave(const Tensor &Repeats,
+                           std::optional<int64_t> Dim = std::nullopt,
+                           std::optional<int64_t> OutputSize = std::nullopt) const;
+  Tensor repeat_interleave(int64_t Repeats,
+                           std::optional<int64_t> Dim = std::nullopt,
+                           std::optional<int64_t> OutputSize = std::nullopt) const;
+  Tensor gt(double Other) const;
+  Tensor logical_and(const Tensor &Other) const;
+  Tensor to(caffe2::TypeMeta TypeMeta, bool NonBlocking = false,
+            bool Copy = false) const;
   template <typename T> T item() const;
   Scalar item() const;
   Tensor cpu() const;
@@ -72,6 +94,35 @@ public:
 Tensor operator+(const Tensor &A, const Tensor &B);
 Tensor operator*(const Tensor &A, double B);
 Tensor operator>(const Tensor &A, double B);
+Tensor operator<(const Tensor &A, double B);
+Tensor operator&(const Tensor &A, const Tensor &B);
+Tensor logical_not(const Tensor &Self);
+Tensor bincount(const Tensor &Self, const std::optional<Tensor> &Weights = {},
+                int64_t MinLength = 0);
+Tensor repeat_interleave(const Tensor &Repeats,
+                         std::optional<int64_t> OutputSize = std::nullopt);
+Tensor repeat_interleave(const Tensor &Self, const Tensor &Repeats,
+                         std::optional<int64_t> Dim = std::nullopt,
+                         std::optional<int64_t> OutputSize = std::nullopt);
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor &Self,
+                                            bool Sorted = true,
+                                            bool ReturnInverse = false,
+                                            bool ReturnCounts = false);
+Tensor randperm(int64_t N, TensorOptions Options = kLong);
+
+namespace indexing {
+struct Slice {
+  Slice(std::optional<int64_t> Start = std::nullopt,
+        std::optional<int64_t> Stop = std::nullopt,
+        std::optional<int64_t> Step = std::nullopt);
+};
+struct TensorIndex {
+  TensorIndex(int64_t Integer);
+  TensorIndex(int Integer);
+  TensorIndex(Slice S);
+  TensorIndex(Tensor T);
+};
+} // namespace indexing
 Tensor nonzero(const Tensor &Self);
 bool equal(const Tensor &Self, const Tensor &Other);
 Tensor isnan(const Tensor &Self);

@@ -15,6 +15,17 @@ constexpr ScalarType kLong = ScalarType::Long;
 constexpr ScalarType kBool = ScalarType::Bool;
 constexpr ScalarType kByte = ScalarType::Byte;
 
+} // namespace c10
+
+namespace caffe2 {
+// The dtype of a tensor as Tensor::dtype() returns it.
+class TypeMeta {
+public:
+  c10::ScalarType toScalarType() const;
+};
+} // namespace caffe2
+
+namespace c10 {
 struct Device {
   /* implicit */ Device(DeviceType Type, int8_t Index = -1)
       : Type(Type), Index(Index) {}
@@ -32,6 +43,7 @@ struct TensorOptions {
                 std::is_constructible<Device, Args &&...>::value>>
   /* implicit */ TensorOptions(Args &&...As) : TensorOptions(Device(As...)) {}
   /* implicit */ TensorOptions(ScalarType) {}
+  /* implicit */ TensorOptions(caffe2::TypeMeta) {}
   template <typename... Args> TensorOptions device(Args &&...As) const {
     return *this;
   }

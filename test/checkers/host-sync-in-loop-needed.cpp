@@ -1,0 +1,184 @@
+// Syncs the program needs: a value that decides leaving the loop, the one
+// copy per iteration whose data host code reads, and reads after a
+// deliberate timing synchronize.
+// RUN: %check_torch_tidy %s torch-host-sync-in-loop %t -- -- %torch_mock_2
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+#include <vector>
+
+using torch::Tensor;
+
+Tensor computeLoss(const Tensor &X);
+Tensor policy(const Tensor &State);
+
+struct Env {
+  Tensor step(const int64_t *Actions);
+  Tensor observe();
+};
+
+// ---- Leaving the loop ------------------------------------------------------
+
+void negativeExits(const std::vector<Tensor> &Batches, float Limit) {
+  for (const auto &X : Batches) {
+    Tensor KL = computeLoss(X);
+    if (KL.item<float>() > Limit)
+      break;
+    float Loss = computeLoss(X).item<float>();
+    if (Loss > 100.0f)
+      throw std::runtime_error("diverged");
+    if (computeLoss(X).is_nonzero())
+      return;
+  }
+  Tensor Loss = computeLoss(Batches[0]);
+  while (Loss.item<float>() > 1e-3f)
+    Loss = computeLoss(Loss);
+  do {
+    Loss = computeLoss(Loss);
+  } while (Loss.item<float>() > 1e-3f);
+}
+
+void negativeGoto(const std::vector<Tensor> &Batches) {
+  for (const auto &X : Batches)
+    if (computeLoss(X).item<float>() < 0)
+      goto done;
+done:
+  return;
+}
+
+void positiveConditionThatStaysInTheLoop(const std::vector<Tensor> &Batches,
+                                         float &Best) {
+  for (const auto &X : Batches) {
+    float Loss = computeLoss(X).item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+    if (Loss < Best)
+      Best = Loss;
+  }
+}
+
+// ---- One host copy per iteration -------------------------------------------
+
+void negativeOneCopyForTheHost(Env &E, int Steps) {
+  Tensor State = E.observe();
+  for (int I = 0; I < Steps; ++I) {
+    auto Actions = policy(State).cpu();
+    State = E.step(Actions.data_ptr<int64_t>());
+  }
+}
+
+void negativeOneCopyWrittenOut(const std::vector<Tensor> &Batches,
+                               std::ofstream &Out) {
+  for (const auto &X : Batches) {
+    Tensor Pred = computeLoss(X).to(torch::kCPU);
+    Out << Pred;
+  }
+}
+
+void positiveTwoCopiesThatCouldBeOne(Env &E, int Steps) {
+  Tensor State = E.observe();
+  for (int I = 0; I < Steps; ++I) {
+    Tensor Out = policy(State);
+    auto Actions = Out.cpu();
+    auto Values = Out.sum().cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop at line [[@LINE-4]]; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-3]]:24: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
+    State = E.step(Actions.data_ptr<int64_t>());
+    std::cout << Values.data_ptr<float>()[0] << "\n";
+  }
+}
+
+void readBoth(const Tensor &Out, std::vector<float> &P, std::vector<float> &V) {
+  Tensor Probs = Out.detach().cpu();
+  Tensor Values = Out.sum().cpu();
+  P.assign(Probs.data_ptr<float>(), Probs.data_ptr<float>() + Probs.numel());
+  V.assign(Values.data_ptr<float>(), Values.data_ptr<float>() + 1);
+}
+
+void positiveTwoCopiesInACalledFunction(const std::vector<Tensor> &Batches,
+                                        std::vector<float> &P,
+                                        std::vector<float> &V) {
+  for (const auto &X : Batches)
+    readBoth(policy(X), P, V);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: call to 'readBoth' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]: copying a tensor to the CPU at line [[@LINE-10]]; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
+  // CHECK-MESSAGES: :[[@LINE-11]]:29: note: copying a tensor to the CPU synchronizes here
+  // CHECK-MESSAGES: :[[@LINE-13]]:31: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
+}
+
+void readOne(const Tensor &Out, std::vector<float> &P) {
+  Tensor Probs = Out.detach().cpu();
+  P.assign(Probs.data_ptr<float>(), Probs.data_ptr<float>() + Probs.numel());
+}
+
+void negativeOneCopyInACalledFunction(const std::vector<Tensor> &Batches,
+                                      std::vector<float> &P) {
+  for (const auto &X : Batches)
+    readOne(policy(X), P);
+}
+
+void positiveCopyHereAndInACalledFunction(Env &E, std::vector<float> &P,
+                                          int Steps) {
+  Tensor State = E.observe();
+  for (int I = 0; I < Steps; ++I) {
+    Tensor Out = policy(State);
+    auto Actions = Out.argmax(1).cpu();
+    readOne(Out, P);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: call to 'readOne' synchronizes {{.*}}; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-18]]:31: note: copying a tensor to the CPU synchronizes here
+    // CHECK-MESSAGES: :[[@LINE-4]]:34: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
+    State = E.step(Actions.data_ptr<int64_t>());
+  }
+}
+
+void positiveCopyThenItem(const std::vector<Tensor> &Batches, float &Total,
+                          bool Flag) {
+  for (const auto &X : Batches) {
+    // The same sync as item() on the device tensor.
+    Total += computeLoss(X).cpu().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: copying a tensor to the CPU synchronizes
+    // A branch of its own is no condition.
+    if (Flag)
+      X.cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop at line [[@LINE-7]]; keep the data on the device, or copy it once after the loop [torch-host-sync-in-loop]
+  }
+}
+
+void positiveCopyNotReadOnTheHost(const std::vector<Tensor> &Batches,
+                                  std::vector<Tensor> &Kept) {
+  for (const auto &X : Batches) {
+    Tensor Host = computeLoss(X).cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: copying a tensor to the CPU synchronizes
+    Kept.push_back(Host);
+  }
+}
+
+// ---- A latency benchmark ---------------------------------------------------
+
+void negativeTimedIteration(const Tensor &X, int Steps) {
+  for (int I = 0; I < Steps; ++I) {
+    torch::cuda::synchronize();
+    auto Start = std::chrono::steady_clock::now();
+    Tensor Y = computeLoss(X);
+    torch::cuda::synchronize();
+    auto End = std::chrono::steady_clock::now();
+    std::cout << Y.item<float>() << " "
+              << std::chrono::duration<double>(End - Start).count() << "\n";
+  }
+}
+
+void positiveUntimedSyncDoesNotExcuse(const Tensor &X, int Steps) {
+  for (int I = 0; I < Steps; ++I) {
+    Tensor Y = computeLoss(X);
+    torch::cuda::synchronize();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'torch::cuda::synchronize()' synchronizes
+    std::cout << Y.item<float>() << "\n";
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-5]]; log it every N steps [torch-host-sync-in-loop]
+  }
+}
+
+// This file runs on the GPU.
+static const torch::Device Gpu(torch::kCUDA);
