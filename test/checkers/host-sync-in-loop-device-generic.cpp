@@ -39,7 +39,7 @@ float train(const std::vector<torch::Tensor> &Batches) {
   float Last = 0;
   for (const auto &X : Batches) {
     Last = computeLoss(X).item<float>();
-    // CHECK-MESSAGES-GENERIC: :[[@LINE-1]]:27: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES-GENERIC: :[[@LINE-1]]:27: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
   }
   return Last;
 }

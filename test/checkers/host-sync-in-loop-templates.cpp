@@ -15,7 +15,7 @@ T trainEpoch(ModelT &Model, const std::vector<torch::Tensor> &Batches,
   for (const auto &X : Batches) {
     torch::Tensor Loss = Model->forward(X.to(Device));
     Last = Loss.template item<T>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
     float F = Loss.item<float>();
     // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-5]]
     torch::Tensor C = Loss.cpu();
