@@ -48,6 +48,7 @@ DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): "
 LABEL_FIELDS = ["repo", "commit", "path", "line", "check", "verdict", "line_sha1", "reason"]
 REPO_FIELDS = ["repo", "commit", "generation", "includes", "flags", "note"]
 WINDOW = 2
+CROSS_FILE = "[cross-file]"
 
 
 class InputError(Exception):
@@ -276,10 +277,21 @@ def score(labels, findings_by_repo):
             row["fp"] += hit
             if hit:
                 row["false_positives"].append(label)
+        if CROSS_FILE not in label["reason"]:
+            key = "true" if label["verdict"] == "TRUE" else "false"
+            row[key + "_one_file"] = row.get(key + "_one_file", 0) + 1
+            hit_key = "tp" if label["verdict"] == "TRUE" else "fp"
+            row[hit_key + "_one_file"] = row.get(hit_key + "_one_file", 0) + hit
     for row in table.values():
-        row["precision"] = row["tp"] / (row["tp"] + row["fp"]) if row["tp"] + row["fp"] else None
-        row["recall"] = row["tp"] / row["true"] if row["true"] else None
+        row["precision"], row["recall"] = ratios(row["tp"], row["fp"], row["true"])
+        row["precision_one_file"], row["recall_one_file"] = ratios(
+            row.get("tp_one_file", 0), row.get("fp_one_file", 0), row.get("true_one_file", 0))
     return table
+
+
+def ratios(tp, fp, true):
+    """Precision and recall, None where undefined."""
+    return (tp / (tp + fp) if tp + fp else None, tp / true if true else None)
 
 
 def fmt(value):
@@ -299,6 +311,18 @@ def print_table(table):
     recall = total["tp"] / total["true"] if total["true"] else None
     print(f"{'overall':40} {fmt(recall):>6} ({total['tp']:3}/{total['true']:3}){'':11} "
           f"{total['fp']:5}/{total['false']:<5}{'':5} {fmt(precision):>9}")
+
+
+def print_one_file_table(table):
+    """The same without the sites only another file decides: what analysis of
+    one file at a time can be expected to get right."""
+    print(f"\nwithout {CROSS_FILE} sites (what one file shows):")
+    for check in sorted(table):
+        row = table[check]
+        print(f"{check:40} {fmt(row['recall_one_file']):>6} "
+              f"({row.get('tp_one_file', 0):3}/{row.get('true_one_file', 0):3}){'':11} "
+              f"{row.get('fp_one_file', 0):5}/{row.get('false_one_file', 0):<5}{'':5} "
+              f"{fmt(row['precision_one_file']):>9}")
 
 
 def print_sites(title, table, key):
@@ -403,6 +427,7 @@ def main(argv):
         return 2
     table = score(labels, findings)
     print_table(table)
+    print_one_file_table(table)
     print_sites("missed TRUE sites", table, "missed")
     print_sites("findings at FALSE sites", table, "false_positives")
     print(f"\nfiles with compiler errors: {len(errors)}")
