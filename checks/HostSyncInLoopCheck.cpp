@@ -690,6 +690,9 @@ private:
   std::optional<FoundSync> classify(const Expr *E);
   std::optional<FoundSync> classifyUnresolved(const Expr *Member);
   std::optional<FoundSync> classifyImplicit(const Expr *E);
+  std::optional<FoundSync> classifyTensorMethod(const CXXMemberCallExpr *MC);
+  std::optional<FoundSync> classifyCall(const CallExpr *CE);
+  bool onCpu(const Expr *Tensor);
   bool isMovedToDevice(const Expr *Tensor, unsigned Depth = 0);
   UseKind useOf(const Expr *E, unsigned Depth);
   UseKind useOfVariable(const VarDecl *VD, unsigned Depth);
@@ -1165,9 +1168,6 @@ bool SyncAnalysis::isMovedToDevice(const Expr *Tensor, unsigned Depth) {
 /// The syncs and copies no call names: indexing with a boolean mask or with
 /// a host index tensor, and ops whose output size depends on the data.
 std::optional<FoundSync> SyncAnalysis::classifyImplicit(const Expr *E) {
-  auto onCpu = [&](const Expr *Tensor) {
-    return Devices.ofTensor(Tensor) == DeviceKind::Cpu;
-  };
   const Expr *Self = nullptr;
   for (const Expr *Index : indexTensors(E, Self)) {
     if (onCpu(Self))
@@ -1206,50 +1206,50 @@ std::optional<FoundSync> SyncAnalysis::classifyImplicit(const Expr *E) {
 }
 
 std::optional<FoundSync> SyncAnalysis::classify(const Expr *E) {
-  auto found = [&](const SyncKind &Kind, llvm::StringRef Name = "") {
-    FoundSync F;
-    F.Sync = E;
-    F.Kind = &Kind;
-    F.What = Kind.What;
-    if (F.What == "%0")
-      F.What = ("'" + Name + "()'").str();
-    return std::optional<FoundSync>(F);
-  };
-  auto onCpu = [&](const Expr *Tensor) {
-    return Devices.ofTensor(Tensor) == DeviceKind::Cpu;
-  };
-
   if (std::optional<FoundSync> Implicit = classifyImplicit(E))
     return Implicit;
-  if (const CXXMethodDecl *M = tensorMethod(E)) {
-    const auto *MC = cast<CXXMemberCallExpr>(E);
-    const Expr *Self = MC->getImplicitObjectArgument();
-    llvm::StringRef Name = M->getName();
-    if (Name == "item")
-      return onCpu(Self) ? std::nullopt : found(ItemSync);
-    if (Name == "cpu")
-      return onCpu(Self) ? std::nullopt : found(CpuCopySync);
-    if (Name == "to") {
-      if (isDtypeOnlyTo(MC) || onCpu(Self) ||
-          Devices.ofTensor(E) != DeviceKind::Cpu)
-        return std::nullopt;
-      return found(CpuCopySync);
-    }
-    if (Name == "nonzero" || Name == "masked_select" || Name == "argwhere" ||
-        Name == "nonzero_numpy" || Name == "unique_consecutive")
-      return onCpu(Self) ? std::nullopt : found(DataDependentSync, Name);
-    if (Name == "is_nonzero" || Name == "equal" || Name == "allclose")
-      return onCpu(Self) ? std::nullopt : found(BoolSync, Name);
-    if (Name == "data_ptr" && Devices.ofTensor(Self) == DeviceKind::Cuda &&
-        resultIsDereferenced(E))
-      return found(DataPtrSync);
-    return std::nullopt;
-  }
+  if (tensorMethod(E))
+    return classifyTensorMethod(cast<CXXMemberCallExpr>(E));
   if (const Expr *Member = dependentTensorCallee(E))
     return classifyUnresolved(Member);
-  const auto *CE = dyn_cast<CallExpr>(E);
-  if (!CE)
-    return std::nullopt;
+  if (const auto *CE = dyn_cast<CallExpr>(E))
+    return classifyCall(CE);
+  return std::nullopt;
+}
+
+/// A sync through a method of at::Tensor: `t.item()`, `t.cpu()`, ...
+std::optional<FoundSync>
+SyncAnalysis::classifyTensorMethod(const CXXMemberCallExpr *MC) {
+  const Expr *Self = MC->getImplicitObjectArgument();
+  llvm::StringRef Name = MC->getMethodDecl()->getName();
+  // Every sync below but data_ptr's needs a tensor not provably on the CPU.
+  auto Unless = [&](const SyncKind &Kind, llvm::StringRef What = "") {
+    return onCpu(Self) ? std::nullopt
+                       : std::optional(makeFound(MC, Kind, What));
+  };
+  if (Name == "item")
+    return Unless(ItemSync);
+  if (Name == "cpu")
+    return Unless(CpuCopySync);
+  if (Name == "to") {
+    if (isDtypeOnlyTo(MC) || Devices.ofTensor(MC) != DeviceKind::Cpu)
+      return std::nullopt;
+    return Unless(CpuCopySync);
+  }
+  if (Name == "nonzero" || Name == "masked_select" || Name == "argwhere" ||
+      Name == "nonzero_numpy" || Name == "unique_consecutive")
+    return Unless(DataDependentSync, Name);
+  if (Name == "is_nonzero" || Name == "equal" || Name == "allclose")
+    return Unless(BoolSync, Name);
+  if (Name == "data_ptr" && Devices.ofTensor(Self) == DeviceKind::Cuda &&
+      resultIsDereferenced(MC))
+    return makeFound(MC, DataPtrSync);
+  return std::nullopt;
+}
+
+/// A sync through a free function or an operator: `out << t`,
+/// torch::cuda::synchronize(), clip_grad_norm_, at::nonzero(t), ...
+std::optional<FoundSync> SyncAnalysis::classifyCall(const CallExpr *CE) {
   const FunctionDecl *FD = CE->getDirectCallee();
   if (!FD)
     return std::nullopt;
@@ -1258,30 +1258,36 @@ std::optional<FoundSync> SyncAnalysis::classify(const Expr *E) {
       OC && OC->getOperator() == OO_LessLess && OC->getNumArgs() == 2) {
     if (isTensorType(ignoreWrappers(OC->getArg(1))->getType()) &&
         isInTorchNamespace(FD) && !onCpu(OC->getArg(1)))
-      return found(PrintSync);
+      return makeFound(CE, PrintSync);
     return std::nullopt;
   }
   if (!FD->getIdentifier())
     return std::nullopt;
   llvm::StringRef Name = FD->getName();
   const Expr *First = CE->getNumArgs() ? CE->getArg(0) : nullptr;
-  if (isDeviceSyncFunction(FD)) {
-    std::string Qualified = FD->getQualifiedNameAsString();
-    return found(DeviceSync, Qualified);
-  }
+  // The first argument's device decides; a call without one may sync.
+  auto Unless = [&](const SyncKind &Kind, llvm::StringRef What = "") {
+    return First && onCpu(First) ? std::nullopt
+                                 : std::optional(makeFound(CE, Kind, What));
+  };
+  if (isDeviceSyncFunction(FD))
+    return makeFound(CE, DeviceSync, FD->getQualifiedNameAsString());
   if (hasQualifiedName(FD, "torch::nn::utils::clip_grad_norm_"))
-    return found(ClipGradSync);
+    return makeFound(CE, ClipGradSync);
   if (isTorchFunction(FD, {"nonzero", "masked_select", "argwhere",
                            "nonzero_numpy", "unique_consecutive", "_unique",
                            "_unique2", "unique_dim"}))
-    return First && onCpu(First) ? std::nullopt
-                                 : found(DataDependentSync, Name);
+    return Unless(DataDependentSync, Name);
   if (isTorchFunction(FD, {"equal", "allclose", "is_nonzero"}))
-    return First && onCpu(First) ? std::nullopt : found(BoolSync, Name);
+    return Unless(BoolSync, Name);
   if (isTorchFunction(FD, {"print"}) && First &&
       isTensorType(ignoreWrappers(First)->getType()))
-    return onCpu(First) ? std::nullopt : found(PrintSync);
+    return Unless(PrintSync);
   return std::nullopt;
+}
+
+bool SyncAnalysis::onCpu(const Expr *Tensor) {
+  return Devices.ofTensor(Tensor) == DeviceKind::Cpu;
 }
 
 namespace {

@@ -313,70 +313,79 @@ DeviceKind DeviceAnalysis::ofTensor(const Expr *E, unsigned Depth) {
   // Data loaders yield host tensors.
   if (isDataLoaderBatch(E))
     return DeviceKind::Cpu;
-  if (const CXXMethodDecl *M = tensorMethod(E)) {
-    const auto *MC = cast<CXXMemberCallExpr>(E);
-    llvm::StringRef Name = M->getName();
-    if (Name == "cpu" || Name == "pin_memory")
-      return DeviceKind::Cpu;
-    if (Name == "cuda")
-      return DeviceKind::Cuda;
-    if (Name == "to") {
-      if (MC->getNumArgs() == 0)
-        return DeviceKind::Unknown;
-      const Expr *Arg = MC->getArg(0);
-      QualType T = ignoreWrappers(Arg)->getType();
-      if (isTensorType(T))
-        return ofTensor(Arg, Depth + 1);
-      if (const auto *ET = T->getAs<EnumType>();
-          ET && ET->getDecl()->getName() == "ScalarType")
-        return ofTensor(MC->getImplicitObjectArgument(), Depth + 1);
-      if (isRecordNamed(T, "TypeMeta")) // to(other.dtype()) keeps the device
-        return ofTensor(MC->getImplicitObjectArgument(), Depth + 1);
-      return ofDevice(Arg, Depth + 1);
-    }
-    if (!isTensorType(M->getReturnType()))
-      return DeviceKind::Unknown;
-    return ofTensor(MC->getImplicitObjectArgument(), Depth + 1);
-  }
-  if (const auto *CE = dyn_cast<CallExpr>(E)) {
-    const FunctionDecl *FD = CE->getDirectCallee();
-    if (!FD || !isTensorType(FD->getReturnType()))
-      return DeviceKind::Unknown;
-    if (isTensorFactory(FD)) {
-      // Options without a device are the CPU's.
-      for (const Expr *Arg : CE->arguments()) {
-        if (isa<CXXDefaultArgExpr>(Arg))
-          continue;
-        const Expr *Inner = ignoreWrappers(Arg);
-        llvm::StringRef TypeName;
-        if (const auto *RD = Arg->getType()->getAsCXXRecordDecl())
-          TypeName = RD->getName();
-        if (TypeName == "TensorOptions" || TypeName == "Device" ||
-            Inner->getType()->getAs<EnumType>()) {
-          DeviceKind K = ofDevice(Arg, Depth + 1);
-          if (K != DeviceKind::Cpu)
-            return K;
-        }
-      }
-      return DeviceKind::Cpu;
-    }
-    // Operators and free functions on tensors: the device of their tensor
-    // operands when they all agree.
-    if (!isa<CXXOperatorCallExpr>(CE) && !isInTorchNamespace(FD))
-      return DeviceKind::Unknown;
-    DeviceKind Result = DeviceKind::Pending;
-    bool SawTensor = false;
-    for (const Expr *Arg : CE->arguments()) {
-      if (!isTensorType(ignoreWrappers(Arg)->getType()))
-        continue;
-      SawTensor = true;
-      Result = combine(Result, ofTensor(Arg, Depth + 1));
-      if (Result == DeviceKind::Unknown)
-        return Result;
-    }
-    return SawTensor ? Result : DeviceKind::Unknown;
-  }
+  if (tensorMethod(E))
+    return ofMethodResult(cast<CXXMemberCallExpr>(E), Depth);
+  if (const auto *CE = dyn_cast<CallExpr>(E))
+    return ofCallResult(CE, Depth);
   return DeviceKind::Unknown;
+}
+
+DeviceKind DeviceAnalysis::ofMethodResult(const CXXMemberCallExpr *MC,
+                                          unsigned Depth) {
+  llvm::StringRef Name = MC->getMethodDecl()->getName();
+  const Expr *Self = MC->getImplicitObjectArgument();
+  if (Name == "cpu" || Name == "pin_memory")
+    return DeviceKind::Cpu;
+  if (Name == "cuda")
+    return DeviceKind::Cuda;
+  if (Name == "to") {
+    if (MC->getNumArgs() == 0)
+      return DeviceKind::Unknown;
+    const Expr *Arg = MC->getArg(0);
+    QualType T = ignoreWrappers(Arg)->getType();
+    if (isTensorType(T))
+      return ofTensor(Arg, Depth + 1);
+    // to(kFloat) and to(other.dtype()) keep the device.
+    if (isEnumNamed(T, "ScalarType") || isRecordNamed(T, "TypeMeta"))
+      return ofTensor(Self, Depth + 1);
+    return ofDevice(Arg, Depth + 1);
+  }
+  if (!isTensorType(MC->getMethodDecl()->getReturnType()))
+    return DeviceKind::Unknown;
+  return ofTensor(Self, Depth + 1);
+}
+
+DeviceKind DeviceAnalysis::ofFactoryResult(const CallExpr *CE,
+                                           unsigned Depth) {
+  // Options without a device are the CPU's.
+  for (const Expr *Arg : CE->arguments()) {
+    if (isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    const Expr *Inner = ignoreWrappers(Arg);
+    llvm::StringRef TypeName;
+    if (const auto *RD = Arg->getType()->getAsCXXRecordDecl())
+      TypeName = RD->getName();
+    if (TypeName == "TensorOptions" || TypeName == "Device" ||
+        Inner->getType()->getAs<EnumType>()) {
+      DeviceKind K = ofDevice(Arg, Depth + 1);
+      if (K != DeviceKind::Cpu)
+        return K;
+    }
+  }
+  return DeviceKind::Cpu;
+}
+
+DeviceKind DeviceAnalysis::ofCallResult(const CallExpr *CE, unsigned Depth) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || !isTensorType(FD->getReturnType()))
+    return DeviceKind::Unknown;
+  if (isTensorFactory(FD))
+    return ofFactoryResult(CE, Depth);
+  // Operators and free functions on tensors: the device of their tensor
+  // operands when they all agree.
+  if (!isa<CXXOperatorCallExpr>(CE) && !isInTorchNamespace(FD))
+    return DeviceKind::Unknown;
+  DeviceKind Result = DeviceKind::Pending;
+  bool SawTensor = false;
+  for (const Expr *Arg : CE->arguments()) {
+    if (!isTensorType(ignoreWrappers(Arg)->getType()))
+      continue;
+    SawTensor = true;
+    Result = combine(Result, ofTensor(Arg, Depth + 1));
+    if (Result == DeviceKind::Unknown)
+      return Result;
+  }
+  return SawTensor ? Result : DeviceKind::Unknown;
 }
 
 bool isDeviceValueType(QualType T) {

@@ -88,6 +88,9 @@ private:
   std::optional<llvm::SmallVector<const Expr *, 4>>
   valueSources(const VarDecl *VD);
   template <typename Fn> DeviceKind ofVariable(const Expr *Ref, Fn &&Of);
+  DeviceKind ofMethodResult(const CXXMemberCallExpr *MC, unsigned Depth);
+  DeviceKind ofFactoryResult(const CallExpr *CE, unsigned Depth);
+  DeviceKind ofCallResult(const CallExpr *CE, unsigned Depth);
   std::optional<DeviceKind> ofDeviceChoice(const Expr *E, unsigned Depth);
 
   ASTContext &Ctx;
