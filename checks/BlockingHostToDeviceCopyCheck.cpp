@@ -58,14 +58,7 @@ const Expr *onlyValue(const VarDecl *VD, ASTContext &Ctx) {
   if (!Body || isa<ParmVarDecl>(VD) || !VD->hasLocalStorage() ||
       VD->getType()->isReferenceType() || !VD->getInit())
     return nullptr;
-  auto Assigned =
-      match(findAll(cxxOperatorCallExpr(
-                        hasOverloadedOperatorName("="),
-                        hasArgument(0, ignoringParenImpCasts(declRefExpr(
-                                           to(varDecl(equalsNode(VD)))))))
-                        .bind("a")),
-            *Body, Ctx);
-  return Assigned.empty() ? VD->getInit() : nullptr;
+  return utils::isNeverReassigned(VD, Ctx) ? VD->getInit() : nullptr;
 }
 
 /// A function of the project defined here whose every return value is host

@@ -462,29 +462,6 @@ bool isPredicateName(llvm::StringRef Name) {
                             Name);
 }
 
-/// Whether a local variable keeps the value it was initialized with.
-bool isNeverReassigned(const VarDecl *VD, ASTContext &Ctx) {
-  if (VD->getType().isConstQualified())
-    return true;
-  const auto *Fn =
-      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
-  if (!Fn || !Fn->getBody())
-    return false;
-  auto Ref = ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))));
-  return match(stmt(hasDescendant(stmt(anyOf(
-                   cxxOperatorCallExpr(
-                       hasAnyOverloadedOperatorName(
-                           "=", "+=", "-=", "*=", "/=", "&=", "|=", "^="),
-                       hasArgument(0, Ref)),
-                   unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)),
-                   callExpr(forEachArgumentWithParam(
-                       Ref, parmVarDecl(hasType(lValueReferenceType(
-                                pointee(unless(isConstQualified()))))))),
-                   cxxMemberCallExpr(
-                       on(Ref), callee(cxxMethodDecl(hasName("set_")))))))),
-               *Fn->getBody(), Ctx)
-      .empty();
-}
 
 /// Whether the tensor \p E provably holds bools: a comparison or logical op,
 /// a conversion to kBool, a factory given kBool, or a local variable that
@@ -496,7 +473,7 @@ bool isBoolTensor(const Expr *E, ASTContext &Ctx, unsigned Depth = 0) {
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
     return VD && VD->isLocalVarDecl() && VD->getInit() &&
-           isNeverReassigned(VD, Ctx) &&
+           utils::isNeverReassigned(VD, Ctx) &&
            isBoolTensor(VD->getInit(), Ctx, Depth + 1);
   }
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
@@ -1151,7 +1128,7 @@ bool SyncAnalysis::isMovedToDevice(const Expr *Tensor, unsigned Depth) {
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
     return VD && VD->isLocalVarDecl() && VD->getInit() &&
-           isNeverReassigned(VD, Ctx) &&
+           utils::isNeverReassigned(VD, Ctx) &&
            isMovedToDevice(VD->getInit(), Depth + 1);
   }
   const CXXMethodDecl *M = tensorMethod(E);

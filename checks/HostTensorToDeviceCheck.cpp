@@ -318,15 +318,9 @@ Tri setsOptionThroughVariable(const DeclRefExpr *Ref, bool Device,
   if (!VD || !Body || isa<ParmVarDecl>(VD) || !VD->getInit() ||
       VD->getType()->isReferenceType())
     return Tri::Unknown;
-  auto Assigned =
-      match(findAll(cxxOperatorCallExpr(
-                        hasOverloadedOperatorName("="),
-                        hasArgument(0, ignoringParenImpCasts(declRefExpr(
-                                           to(varDecl(equalsNode(VD)))))))
-                        .bind("a")),
-            *Body, Ctx);
-  return Assigned.empty() ? setsOption(VD->getInit(), Device, Ctx, Depth + 1)
-                          : Tri::Unknown;
+  return utils::isNeverReassigned(VD, Ctx)
+             ? setsOption(VD->getInit(), Device, Ctx, Depth + 1)
+             : Tri::Unknown;
 }
 
 /// setsOption() for a call: `opts.dtype(d)`, `t.options()`, `torch::device(d)`.

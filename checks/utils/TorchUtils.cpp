@@ -6,6 +6,8 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Stmt.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/MacroInfo.h"
@@ -188,6 +190,30 @@ std::string sourceText(SourceRange R, const SourceManager &SM,
                        const LangOptions &LangOpts) {
   return Lexer::getSourceText(CharSourceRange::getTokenRange(R), SM, LangOpts)
       .str();
+}
+
+bool isNeverReassigned(const VarDecl *VD, ASTContext &Ctx) {
+  using namespace ast_matchers;
+  if (VD->getType().isConstQualified())
+    return true;
+  const auto *Fn =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (!Fn || !Fn->getBody())
+    return false;
+  auto Ref = ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))));
+  return match(stmt(hasDescendant(stmt(anyOf(
+                   cxxOperatorCallExpr(
+                       hasAnyOverloadedOperatorName(
+                           "=", "+=", "-=", "*=", "/=", "&=", "|=", "^="),
+                       hasArgument(0, Ref)),
+                   unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)),
+                   callExpr(forEachArgumentWithParam(
+                       Ref, parmVarDecl(hasType(lValueReferenceType(
+                                pointee(unless(isConstQualified()))))))),
+                   cxxMemberCallExpr(
+                       on(Ref), callee(cxxMethodDecl(hasName("set_")))))))),
+               *Fn->getBody(), Ctx)
+      .empty();
 }
 
 } // namespace clang::tidy::torch::utils

@@ -91,6 +91,11 @@ const Stmt *enclosingFunctionBody(const VarDecl *VD);
 /// local variable initialized with one and never changed.
 std::optional<bool> provableBool(const Expr *E, ASTContext &Ctx);
 
+/// Whether the local variable \p VD keeps the value it was initialized with:
+/// const, or never assigned (also compound), address-taken, passed by
+/// non-const reference or set_() in its function.
+bool isNeverReassigned(const VarDecl *VD, ASTContext &Ctx);
+
 /// The source text of the tokens in \p R.
 std::string sourceText(SourceRange R, const SourceManager &SM,
                        const LangOptions &LangOpts);
