@@ -168,6 +168,41 @@ std::optional<const Expr *> blockingCopyTarget(const CXXMemberCallExpr *Copy,
   return Target;
 }
 
+const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*S);
+  while (!Parents.empty()) {
+    if (const auto *FD = Parents[0].get<FunctionDecl>())
+      return FD;
+    if (const auto *P = Parents[0].get<Stmt>())
+      Parents = Ctx.getParents(*P);
+    else if (const auto *D = Parents[0].get<Decl>())
+      Parents = Ctx.getParents(*D);
+    else
+      break;
+  }
+  return nullptr;
+}
+
+template <typename Range> bool hasOneElement(Range &&R) {
+  return std::distance(R.begin(), R.end()) == 1;
+}
+
+/// Whether \p FD is not an instantiation, or its template's only one: what
+/// a template (`template <typename DataLoader> void train(...)`) does is
+/// decided on its only instantiation, as for the code written out. With
+/// several, one instantiation's host data may be another's device tensor.
+bool isOnlyInstantiation(const FunctionDecl *FD) {
+  if (!FD)
+    return false;
+  if (const FunctionTemplateDecl *T = FD->getPrimaryTemplate();
+      T && !hasOneElement(T->specializations()))
+    return false;
+  if (const auto *Spec =
+          dyn_cast<ClassTemplateSpecializationDecl>(FD->getDeclContext()))
+    return hasOneElement(Spec->getSpecializedTemplate()->specializations());
+  return true;
+}
+
 } // namespace
 
 void BlockingHostToDeviceCopyCheck::registerMatchers(MatchFinder *Finder) {
@@ -177,8 +212,7 @@ void BlockingHostToDeviceCopyCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
       cxxMemberCallExpr(
           utils::isOutsideLibTorch(),
-          callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(TensorClass))),
-          unless(isInTemplateInstantiation()))
+          callee(cxxMethodDecl(hasAnyName("to", "cuda"), ofClass(TensorClass))))
           .bind("copy"),
       this);
 }
@@ -213,6 +247,9 @@ void BlockingHostToDeviceCopyCheck::check(
   }
   utils::RepeatReason Repeat = Frequency->ofStmt(Copy);
   if (Repeat.Freq != utils::Frequency::Repeated)
+    return;
+  if (!isOnlyInstantiation(enclosingFunction(Copy, Ctx)) ||
+      !ReportedInTemplates.insert(Copy->getExprLoc()).second)
     return;
 
   if (Repeat.Loop && !Repeat.Through)

@@ -5,6 +5,7 @@
 
 #include "utils/RunFrequency.h"
 #include "utils/TorchCheck.h"
+#include "llvm/ADT/DenseSet.h"
 #include <memory>
 
 namespace clang::tidy::torch {
@@ -25,11 +26,16 @@ public:
   }
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override { Frequency.reset(); }
+  void onStartOfTranslationUnit() override {
+    Frequency.reset();
+    ReportedInTemplates.clear();
+  }
 
 private:
   std::unique_ptr<utils::RunFrequency> Frequency;
   const ASTContext *FrequencyContext = nullptr;
+  /// A template's copy is seen once per instantiation: reported once.
+  llvm::DenseSet<SourceLocation> ReportedInTemplates;
 };
 
 } // namespace clang::tidy::torch
