@@ -21,8 +21,8 @@ runs (--work-dir), so the driver's result cache makes re-runs fast.
 Every labelled file is analysed with
   libtorch-tidy --checks='-*,torch-*' FILE -- -std=c++17 [-x c++] HEADERS INCLUDES FLAGS
 where HEADERS are Debian's LibTorch 1.13 or the unpacked 2.6 root, by the
-repository's generation. A finding within 2 lines of a site of its check, or
-a note at the site's line, counts for the site. Exit status: 0, 1 when
+repository's generation. A finding counts for the nearest site of its check
+within 2 lines (one site only), a note for the site at its line. Exit status: 0, 1 when
 --require is not met, 2 on bad input (a label whose line_sha1 does not match
 the file's line is an error). --findings scores the findings stored by an
 earlier --json run against the labels as they are now (after new labels,
@@ -245,14 +245,26 @@ def parse_output(text, root):
 # ----------------------------------------------------------------------------
 # Scoring.
 
-def site_hit(label, findings):
-    line = int(label["line"])
-    for path, at, check, kind, _ in findings:
-        if path != label["path"] or check != label["check"]:
-            continue
-        if (kind == "warning" and abs(at - line) <= WINDOW) or (kind == "note" and at == line):
-            return True
-    return False
+def hit_sites(labels, findings_by_repo):
+    """The labels (by index) that the findings hit. A warning credits only the
+    nearest site of its check within WINDOW lines (the earlier one on a tie),
+    so one finding cannot count for two neighbouring sites; a note credits the
+    site at its own line."""
+    by_file = {}
+    for index, label in enumerate(labels):
+        by_file.setdefault((label["repo"], label["path"], label["check"]), []).append(index)
+    hits = set()
+    for repo, findings in findings_by_repo.items():
+        for path, at, check, kind, _ in findings:
+            sites = by_file.get((repo, path, check), [])
+            if kind == "note":
+                hits.update(i for i in sites if int(labels[i]["line"]) == at)
+                continue
+            near = [(abs(int(labels[i]["line"]) - at), int(labels[i]["line"]), i) for i in sites
+                    if abs(int(labels[i]["line"]) - at) <= WINDOW]
+            if near:
+                hits.add(min(near)[2])
+    return hits
 
 
 def near_any_site(finding, sites):
@@ -263,10 +275,11 @@ def near_any_site(finding, sites):
 
 def score(labels, findings_by_repo):
     table = {}
-    for label in labels:
+    hits = hit_sites(labels, findings_by_repo)
+    for index, label in enumerate(labels):
         row = table.setdefault(label["check"], {"tp": 0, "true": 0, "fp": 0, "false": 0,
                                                  "missed": [], "false_positives": []})
-        hit = site_hit(label, findings_by_repo.get(label["repo"], []))
+        hit = index in hits
         if label["verdict"] == "TRUE":
             row["true"] += 1
             row["tp"] += hit
