@@ -763,6 +763,12 @@ bool holdsTensors(QualType T) {
 /// The elements of a tensor list written in place (`{a, b}`), or null.
 const InitListExpr *writtenList(const Expr *E) {
   E = ignoreWrappers(E);
+  // std::vector's constructor from a list takes a defaulted allocator too.
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+      Construct && Construct->getNumArgs() > 0 &&
+      llvm::all_of(llvm::drop_begin(Construct->arguments()),
+                   [](const Expr *A) { return isa<CXXDefaultArgExpr>(A); }))
+    E = ignoreWrappers(Construct->getArg(0));
   if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
     E = ignoreWrappers(List->getSubExpr());
   return dyn_cast<InitListExpr>(E);
