@@ -793,6 +793,10 @@ public:
       : Ctx(Ctx), SM(Ctx.getSourceManager()), Devices(Ctx), Freq(Freq) {}
 
   bool isHostMade(const Expr *E, HostOrigins &Origins, unsigned Depth = 0);
+  /// Whether the locals the last isHostMade() went through are read only
+  /// on the way to \p Move (or after \p Move assigned its result back):
+  /// made on the device, nothing else would see them change.
+  bool onlyFeed(const CXXMemberCallExpr *Move);
 
 private:
   bool ofCall(const CallExpr *CE, HostOrigins &Origins, unsigned Depth);
@@ -817,6 +821,8 @@ private:
   bool AllowHostData = false;
   unsigned Budget = 4000;
   llvm::DenseSet<const void *> InProgress;
+  llvm::DenseSet<const Expr *> Visited;
+  llvm::SmallVector<const VarDecl *, 4> Locals;
 };
 
 bool HostMadeFinder::isHostMade(const Expr *E, HostOrigins &Origins,
@@ -993,6 +999,9 @@ bool HostMadeFinder::ofLocal(const DeclRefExpr *Use, const VarDecl *VD,
                              HostOrigins &Origins, unsigned Depth) {
   if (!VD->hasLocalStorage() || VD->getType()->isReferenceType())
     return false;
+  Visited.insert(Use);
+  if (!llvm::is_contained(Locals, VD))
+    Locals.push_back(VD);
   if (InProgress.contains(VD))
     return true;
   const Stmt *Body = utils::enclosingFunctionBody(VD);
@@ -1005,6 +1014,65 @@ bool HostMadeFinder::ofLocal(const DeclRefExpr *Use, const VarDecl *VD,
   });
   InProgress.erase(VD);
   return Host;
+}
+
+/// Where \p Ref writes its variable: the left side of an assignment or
+/// compound assignment, the object of an in-place op.
+bool isWritePosition(const DeclRefExpr *Ref, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*Ref);
+  while (!Parents.empty() && Parents[0].get<ImplicitCastExpr>())
+    Parents = Ctx.getParents(*Parents[0].get<ImplicitCastExpr>());
+  const auto *P = Parents.empty() ? nullptr : Parents[0].get<Expr>();
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(P))
+    return (Op->getOperator() == OO_Equal ||
+            isCompoundAssignment(Op->getOperator())) &&
+           Op->getArg(0)->IgnoreParenImpCasts() == Ref;
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(P))
+    if (const auto *M = dyn_cast<CXXMethodDecl>(ME->getMemberDecl()))
+      return M->getIdentifier() && M->getName().ends_with("_");
+  return false;
+}
+
+/// The variable \p Move's result is assigned back to (`x = x.to(d)`).
+const VarDecl *assignedBack(const CXXMemberCallExpr *Move, ASTContext &Ctx) {
+  const Stmt *Cur = Move;
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    DynTypedNodeList Parents = Ctx.getParents(*Cur);
+    const auto *P = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(P);
+        Op && Op->getOperator() == OO_Equal) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
+      return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    }
+    if (!isa_and_nonnull<ImplicitCastExpr, MaterializeTemporaryExpr,
+                         CXXBindTemporaryExpr, CXXConstructExpr, ParenExpr>(P))
+      return nullptr;
+    Cur = P;
+  }
+  return nullptr;
+}
+
+bool HostMadeFinder::onlyFeed(const CXXMemberCallExpr *Move) {
+  const VarDecl *Back = assignedBack(Move, Ctx);
+  for (const VarDecl *VD : Locals) {
+    const Stmt *Body = utils::enclosingFunctionBody(VD);
+    if (!Body)
+      return false;
+    auto Refs = match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("r")),
+                      *Body, Ctx);
+    for (const auto &Node : Refs) {
+      const auto *Ref = Node.getNodeAs<DeclRefExpr>("r");
+      if (Visited.contains(Ref) || isWritePosition(Ref, Ctx))
+        continue;
+      // Reads after `x = x.to(d)` see the device tensor.
+      if (VD == Back &&
+          SM.isBeforeInTranslationUnit(Move->getEndLoc(), Ref->getBeginLoc()) &&
+          !reaches(Ref, Move))
+        continue;
+      return false;
+    }
+  }
+  return true;
 }
 
 /// A parameter is host-made where every call in this file passes a
@@ -1086,6 +1154,16 @@ const CallExpr *computedFromFactory(const Expr *E, ASTContext &Ctx) {
   HostOrigins Origins;
   if (!Finder.isHostMade(E, Origins) || !Origins.Members.empty() ||
       Origins.Factories.empty())
+    return nullptr;
+  // The move \p E is the object of.
+  const CXXMemberCallExpr *Move = nullptr;
+  DynTypedNodeList Parents = Ctx.getParents(*E);
+  if (const auto *Member =
+          Parents.empty() ? nullptr : Parents[0].get<MemberExpr>()) {
+    DynTypedNodeList Calls = Ctx.getParents(*Member);
+    Move = Calls.empty() ? nullptr : Calls[0].get<CXXMemberCallExpr>();
+  }
+  if (!Move || !Finder.onlyFeed(Move))
     return nullptr;
   return Origins.Factories.front();
 }
@@ -1264,7 +1342,8 @@ void HostTensorToDeviceCheck::checkComputedMove(const CXXMemberCallExpr *Move,
     return;
   }
   utils::RepeatReason Repeat = frequency(Ctx).ofStmt(Move);
-  if (Origins.Factories.empty() || Repeat.Freq == Frequency::Once ||
+  if (Origins.Factories.empty() || !Finder.onlyFeed(Move) ||
+      Repeat.Freq == Frequency::Once ||
       (Repeat.Freq != Frequency::Repeated && isCachedResult(Move, Ctx)))
     return;
   const SourceManager &SM = Ctx.getSourceManager();
