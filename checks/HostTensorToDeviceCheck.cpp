@@ -782,6 +782,8 @@ bool isDtypeTo(const CXXMethodDecl *M) {
   return isEnumNamed(First, "ScalarType") || isRecordNamed(First, "TypeMeta");
 }
 
+enum class DefKind { Read, Def, Unknown };
+
 /// Decides whether a tensor is computed on the host, with nothing but ops
 /// that keep the device, from tensors made by factories (a value that the
 /// same code would compute on the device if the factories made their
@@ -932,6 +934,28 @@ bool HostMadeFinder::reaches(const Stmt *Def, const Expr *Use) const {
   return false;
 }
 
+/// What a call on a local does to it: reads it, gives it a new value (an
+/// assignment; the operands of a compound assignment or an in-place op that
+/// keeps the device, with the local itself), or changes it in a way not
+/// followed here.
+DefKind classifyDef(const CallExpr *Def,
+                    llvm::SmallVectorImpl<const Expr *> &Operands) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Def)) {
+    OverloadedOperatorKind Kind = Op->getOperator();
+    if (Kind != OO_Equal && !isCompoundAssignment(Kind))
+      return DefKind::Read;
+    Operands.push_back(Op->getArg(1));
+    return DefKind::Def;
+  }
+  const CXXMethodDecl *M = cast<CXXMemberCallExpr>(Def)->getMethodDecl();
+  if (!M || !M->getIdentifier() || !M->getName().ends_with("_"))
+    return DefKind::Read;
+  if (!keepsDevice(M->getName()))
+    return DefKind::Unknown;
+  Operands.append(Def->arg_begin(), Def->arg_end());
+  return DefKind::Def;
+}
+
 /// The values the local \p VD may hold where \p Use reads it: its
 /// initializer, the assignments that reach the use, and the tensor operands
 /// of compound assignments and in-place ops on it. False when it may change
@@ -961,28 +985,11 @@ bool HostMadeFinder::reachingValues(
       *Body, Ctx);
   for (const auto &Node : Defs) {
     const auto *Def = Node.getNodeAs<CallExpr>("def");
-    llvm::ArrayRef<const Expr *> Operands;
-    llvm::SmallVector<const Expr *, 4> Args;
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Def)) {
-      OverloadedOperatorKind Kind = Op->getOperator();
-      if (Kind == OO_Equal) {
-        if (reaches(Def, Use))
-          Values.push_back(Op->getArg(1));
-        continue;
-      }
-      if (!isCompoundAssignment(Kind))
-        continue; // a read
-      Args.push_back(Op->getArg(1));
-    } else {
-      const CXXMethodDecl *M = cast<CXXMemberCallExpr>(Def)->getMethodDecl();
-      if (!M || !M->getIdentifier() || !M->getName().ends_with("_"))
-        continue; // a read
-      if (!keepsDevice(M->getName()))
-        return false;
-      Args.append(Def->arg_begin(), Def->arg_end());
-    }
-    Operands = Args;
-    if (!reaches(Def, Use))
+    llvm::SmallVector<const Expr *, 4> Operands;
+    DefKind Kind = classifyDef(Def, Operands);
+    if (Kind == DefKind::Unknown)
+      return false;
+    if (Kind == DefKind::Read || !reaches(Def, Use))
       continue;
     for (const Expr *Operand : Operands) {
       QualType T = ignoreWrappers(Operand)->getType();
