@@ -47,10 +47,38 @@ bool isPinned(const Expr *E, unsigned Depth = 0) {
 }
 
 /// How many calls and variables deep isHostData follows the source.
-constexpr unsigned MaxSourceDepth = 4;
+constexpr unsigned MaxSourceDepth = 8;
 
 bool isHostData(const Expr *E, utils::DeviceAnalysis &Devices, ASTContext &Ctx,
                 unsigned Depth = 0);
+
+/// utils::isNeverReassigned, where handing x on with `std::move(x)` (to
+/// `push_back`, a constructor) or copying it into `std::make_pair` /
+/// `std::make_tuple` (forwarding references) is no change of the value x
+/// had.
+bool keepsInitialValue(const VarDecl *VD, const Stmt *Body, ASTContext &Ctx) {
+  if (utils::isNeverReassigned(VD, Ctx))
+    return true;
+  auto Ref = ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))));
+  auto Moved = callExpr(callee(functionDecl(
+      hasAnyName("::std::move", "::std::forward", "::std::make_pair",
+                 "::std::make_tuple"))));
+  return match(
+             stmt(hasDescendant(stmt(anyOf(
+                 cxxOperatorCallExpr(
+                     hasAnyOverloadedOperatorName("=", "+=", "-=", "*=", "/=",
+                                                  "&=", "|=", "^="),
+                     hasArgument(0, Ref)),
+                 unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)),
+                 callExpr(unless(Moved),
+                          forEachArgumentWithParam(
+                              Ref, parmVarDecl(hasType(lValueReferenceType(
+                                       pointee(unless(isConstQualified()))))))),
+                 cxxMemberCallExpr(on(Ref),
+                                   callee(cxxMethodDecl(hasName("set_")))))))),
+             *Body, Ctx)
+      .empty();
+}
 
 /// Every value \p VD gets: its initializer, when nothing assigns it later.
 const Expr *onlyValue(const VarDecl *VD, ASTContext &Ctx) {
@@ -58,7 +86,7 @@ const Expr *onlyValue(const VarDecl *VD, ASTContext &Ctx) {
   if (!Body || isa<ParmVarDecl>(VD) || !VD->hasLocalStorage() ||
       VD->getType()->isReferenceType() || !VD->getInit())
     return nullptr;
-  return utils::isNeverReassigned(VD, Ctx) ? VD->getInit() : nullptr;
+  return keepsInitialValue(VD, Body, Ctx) ? VD->getInit() : nullptr;
 }
 
 /// A function of the project defined here whose every return value is host
@@ -84,13 +112,32 @@ bool returnsHostData(const FunctionDecl *FD, utils::DeviceAnalysis &Devices,
   return true;
 }
 
+/// The elements of a list written in place (`{a, b}`), through the
+/// constructors of TensorList and std::vector; null for anything else.
+const InitListExpr *writtenTensorList(const Expr *E) {
+  E = ignoreWrappers(E);
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+      Construct && Construct->getNumArgs() > 0 &&
+      llvm::all_of(llvm::drop_begin(Construct->arguments()),
+                   [](const Expr *A) { return isa<CXXDefaultArgExpr>(A); }))
+    E = ignoreWrappers(Construct->getArg(0));
+  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
+    E = ignoreWrappers(List->getSubExpr());
+  return dyn_cast<InitListExpr>(E);
+}
+
 /// `torch::stack(items)` / `torch::cat(items)` of a local vector filled
-/// with host tensors only.
+/// with host tensors only, or of a list of host tensors written in place.
 bool stacksHostData(const CallExpr *CE, utils::DeviceAnalysis &Devices,
                     ASTContext &Ctx, unsigned Depth) {
   if (!utils::isTorchFunction(CE->getDirectCallee(), {"stack", "cat"}) ||
       CE->getNumArgs() == 0)
     return false;
+  if (const InitListExpr *List = writtenTensorList(CE->getArg(0)))
+    return List->getNumInits() > 0 &&
+           llvm::all_of(List->inits(), [&](const Expr *Item) {
+             return isHostData(Item, Devices, Ctx, Depth + 1);
+           });
   const auto *Ref = dyn_cast<DeclRefExpr>(ignoreWrappers(CE->getArg(0)));
   const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
   const Stmt *Body = VD ? utils::enclosingFunctionBody(VD) : nullptr;
@@ -114,6 +161,166 @@ bool stacksHostData(const CallExpr *CE, utils::DeviceAnalysis &Devices,
   return true;
 }
 
+/// `std::move(x)`, `std::forward<T>(x)`: x.
+const Expr *movedValue(const Expr *E) {
+  const auto *CE = dyn_cast<CallExpr>(ignoreWrappers(E));
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier() || !FD->isInStdNamespace() ||
+      CE->getNumArgs() != 1 ||
+      (FD->getName() != "move" && FD->getName() != "forward"))
+    return nullptr;
+  return CE->getArg(0);
+}
+
+/// The local that \p VD is only ever swapped with (`std::swap(a, b)`
+/// exchanging two host tensors), when nothing else changes either of them.
+const VarDecl *swapPartner(const VarDecl *VD, ASTContext &Ctx) {
+  const Stmt *Body = utils::enclosingFunctionBody(VD);
+  if (!Body || isa<ParmVarDecl>(VD) || !VD->hasLocalStorage() ||
+      VD->getType()->isReferenceType() || !VD->getInit())
+    return nullptr;
+  auto Ref = ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))));
+  auto Swap = callExpr(callee(functionDecl(hasName("::std::swap"))),
+                       argumentCountIs(2), hasAnyArgument(Ref));
+  auto Swaps = match(findAll(Swap.bind("swap")), *Body, Ctx);
+  if (Swaps.empty())
+    return nullptr;
+  const VarDecl *Partner = nullptr;
+  for (const auto &Node : Swaps) {
+    const auto *Call = Node.getNodeAs<CallExpr>("swap");
+    for (const Expr *Arg : Call->arguments()) {
+      const auto *ArgRef = dyn_cast<DeclRefExpr>(Arg->IgnoreParenImpCasts());
+      const auto *Other = ArgRef ? dyn_cast<VarDecl>(ArgRef->getDecl()) : nullptr;
+      if (!Other)
+        return nullptr;
+      if (Other == VD)
+        continue;
+      if (Partner && Partner != Other)
+        return nullptr;
+      Partner = Other;
+    }
+  }
+  if (!Partner || Partner == VD || isa<ParmVarDecl>(Partner) ||
+      !Partner->hasLocalStorage() || Partner->getType()->isReferenceType() ||
+      !Partner->getInit())
+    return nullptr;
+  // Nothing but the swaps changes either.
+  auto Either = ignoringParenImpCasts(declRefExpr(
+      to(varDecl(anyOf(equalsNode(VD), equalsNode(Partner))))));
+  auto Change = stmt(anyOf(
+      cxxOperatorCallExpr(hasAnyOverloadedOperatorName(
+                              "=", "+=", "-=", "*=", "/=", "&=", "|=", "^="),
+                          hasArgument(0, Either)),
+      unaryOperator(hasOperatorName("&"), hasUnaryOperand(Either)),
+      callExpr(unless(Swap),
+               forEachArgumentWithParam(
+                   Either, parmVarDecl(hasType(lValueReferenceType(
+                               pointee(unless(isConstQualified())))))))));
+  return match(stmt(hasDescendant(Change)), *Body, Ctx).empty() ? Partner
+                                                                 : nullptr;
+}
+
+/// The methods that put an element into a container.
+bool isInsertion(llvm::StringRef Name) {
+  return Name == "push" || Name == "emplace" || Name == "push_back" ||
+         Name == "emplace_back" || Name == "push_front" ||
+         Name == "emplace_front";
+}
+
+/// Component \p Index (0 `first`, 1 `second`) of a pair written as
+/// `std::make_pair(a, b)` or `{a, b}`; the value itself for -1.
+const Expr *pairComponent(const Expr *E, int Index) {
+  if (Index < 0)
+    return E;
+  E = ignoreWrappers(E);
+  if (const auto *List = dyn_cast<InitListExpr>(E))
+    return List->getNumInits() == 2 ? List->getInit(Index) : nullptr;
+  const auto *CE = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (FD && FD->getIdentifier() && FD->isInStdNamespace() &&
+      FD->getName() == "make_pair" && CE->getNumArgs() == 2)
+    return CE->getArg(Index);
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+      Construct && Construct->getNumArgs() == 2)
+    return Construct->getArg(Index);
+  return nullptr;
+}
+
+/// Whether every element the class puts into its member container
+/// \p Field is host data (or that component of it, for a pair), and
+/// nothing assigns the container as a whole.
+bool containerHoldsHostData(const FieldDecl *Field, int Index,
+                            utils::DeviceAnalysis &Devices, ASTContext &Ctx,
+                            unsigned Depth) {
+  const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!RD)
+    return false;
+  auto OnField = memberExpr(member(equalsNode(Field)));
+  auto Use = stmt(anyOf(
+      cxxMemberCallExpr(on(OnField)).bind("call"),
+      cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                          hasArgument(0, ignoringParenImpCasts(OnField)))
+          .bind("assign")));
+  unsigned Inserted = 0;
+  for (const CXXMethodDecl *M : RD->methods()) {
+    const FunctionDecl *Def = nullptr;
+    if (!M->hasBody(Def) || !Def->getBody())
+      continue;
+    for (const auto &Node : match(findAll(Use), *Def->getBody(), Ctx)) {
+      if (Node.getNodeAs<Stmt>("assign"))
+        return false;
+      const auto *Call = Node.getNodeAs<CXXMemberCallExpr>("call");
+      const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+      if (!Method || !Method->getIdentifier() ||
+          !isInsertion(Method->getName()))
+        continue;
+      const Expr *Item = Call->getNumArgs() == 1
+                             ? pairComponent(Call->getArg(0), Index)
+                             : nullptr;
+      if (!Item || !isHostData(Item, Devices, Ctx, Depth + 1))
+        return false;
+      ++Inserted;
+    }
+  }
+  return Inserted > 0;
+}
+
+/// `item.first` / `item` where the local item is taken from a member
+/// container (`auto item = std::move(queue_.front())`): an element of a
+/// queue of host data that the class fills.
+bool isHostContainerElement(const Expr *E, utils::DeviceAnalysis &Devices,
+                            ASTContext &Ctx, unsigned Depth) {
+  int Index = -1;
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (!FD || !FD->getIdentifier() ||
+        (FD->getName() != "first" && FD->getName() != "second"))
+      return false;
+    Index = FD->getName() == "first" ? 0 : 1;
+    E = ignoreWrappers(ME->getBase());
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  const Expr *Init = VD ? onlyValue(VD, Ctx) : nullptr;
+  if (!Init)
+    return false;
+  if (const Expr *Moved = movedValue(Init))
+    Init = Moved;
+  const auto *Take = dyn_cast<CXXMemberCallExpr>(ignoreWrappers(Init));
+
+  const CXXMethodDecl *M = Take ? Take->getMethodDecl() : nullptr;
+  if (!M || !M->getIdentifier() ||
+      !llvm::is_contained({"front", "back", "top"}, M->getName()))
+    return false;
+  const auto *Container =
+      dyn_cast<MemberExpr>(Take->getImplicitObjectArgument()->IgnoreParenImpCasts());
+  if (!Container || !isa<CXXThisExpr>(Container->getBase()->IgnoreParenImpCasts()))
+    return false;
+  const auto *Field = dyn_cast<FieldDecl>(Container->getMemberDecl());
+  return Field &&
+         containerHoldsHostData(Field, Index, Devices, Ctx, Depth + 1);
+}
+
 /// Host data the project loads itself: what DeviceAnalysis proves on the
 /// CPU, and also the values of its own load and collate functions, through
 /// local variables and the ops that keep the device.
@@ -124,8 +331,15 @@ bool isHostData(const Expr *E, utils::DeviceAnalysis &Devices, ASTContext &Ctx,
   E = ignoreWrappers(E);
   if (!E || Depth > MaxSourceDepth)
     return false;
+  if (const Expr *Moved = movedValue(E))
+    return isHostData(Moved, Devices, Ctx, Depth + 1);
+  if (isHostContainerElement(E, Devices, Ctx, Depth))
+    return true;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    if (const VarDecl *Partner = VD ? swapPartner(VD, Ctx) : nullptr)
+      return isHostData(VD->getInit(), Devices, Ctx, Depth + 1) &&
+             isHostData(Partner->getInit(), Devices, Ctx, Depth + 1);
     const Expr *Value = VD ? onlyValue(VD, Ctx) : nullptr;
     return Value && isHostData(Value, Devices, Ctx, Depth + 1);
   }

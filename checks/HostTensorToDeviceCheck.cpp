@@ -282,6 +282,8 @@ std::optional<FactoryChain> findChain(const CXXMemberCallExpr *Move,
 struct MoveTarget {
   const Expr *Device = nullptr;
   const Expr *Options = nullptr;
+  /// `.to(device, dtype)`: the move converts the dtype too.
+  bool AlsoDtype = false;
 };
 
 std::optional<MoveTarget> moveTargetOf(const CXXMemberCallExpr *Move,
@@ -294,6 +296,14 @@ std::optional<MoveTarget> moveTargetOf(const CXXMemberCallExpr *Move,
     if (Devices.ofDevice(Target) == DeviceKind::Cpu)
       return std::nullopt;
     return MoveTarget{Target, nullptr};
+  }
+  // `.to(device, dtype)`.
+  if (Method->getName() == "to" && Move->getNumArgs() > 1 &&
+      Method->getNumParams() > 1 &&
+      isRecordNamed(Method->getParamDecl(0)->getType(), "Device")) {
+    if (Devices.ofDevice(Move->getArg(0)) == DeviceKind::Cpu)
+      return std::nullopt;
+    return MoveTarget{ignoreWrappers(Move->getArg(0)), nullptr, true};
   }
   // `.to(opts)` where opts carries a device (`pred.options()`).
   if (Move->getNumArgs() == 0 || Method->getNumParams() == 0 ||
@@ -537,6 +547,8 @@ void FixBuilder::rewriteSegments(
 }
 
 std::string FixBuilder::build(llvm::SmallVectorImpl<FixItHint> &Fixes) {
+  if (Target.AlsoDtype)
+    return "the move converts the dtype too";
   if (std::string NoFix = checkSpelling(); !NoFix.empty())
     return NoFix;
   Tri TargetDtype = Target.Options ? setsDtype(Target.Options, Ctx) : Tri::No;
@@ -684,23 +696,504 @@ llvm::SmallVector<const Expr *, 4> literalElements(const Expr *Arg) {
   return Elements;
 }
 
+
+/// Where a tensor computed on the host comes from.
+struct HostOrigins {
+  llvm::SmallVector<const CallExpr *, 4> Factories;
+  llvm::SmallVector<const FieldDecl *, 2> Members;
+};
+
+/// Tensor ops whose result is on the device of their tensor operands (their
+/// in-place forms too): applied to tensors made on the device, they keep it.
+bool keepsDevice(llvm::StringRef Name) {
+  Name.consume_back("_");
+  if (isShapeOp(Name))
+    return true;
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("add", "sub", "mul", "div", "pow", "neg", "abs", "sqrt", true)
+      .Cases("rsqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", true)
+      .Cases("reciprocal", "sign", "clamp", "clamp_min", "clamp_max", true)
+      .Cases("floor", "ceil", "round", "triu", "tril", "matmul", "mm", true)
+      .Cases("bmm", "outer", "diag", "flip", "roll", "eq", "ne", "lt", true)
+      .Cases("le", "gt", "ge", "logical_not", "logical_and", "logical_or", true)
+      .Cases("masked_fill", "where", "cat", "stack", "sum", "mean", true)
+      .Cases("prod", "cumsum", "narrow", "select", "slice", "index_select", true)
+      .Cases("expand_as", "view_as", "reshape_as", "float", "double", true)
+      .Cases("half", "long", "int", "bool", "detach", "fill", "zero", true)
+      .Default(false);
+}
+
+/// Overloaded operators that compute elementwise or index.
+bool isValueOperator(OverloadedOperatorKind Op) {
+  switch (Op) {
+  case OO_Plus:
+  case OO_Minus:
+  case OO_Star:
+  case OO_Slash:
+  case OO_Less:
+  case OO_Greater:
+  case OO_LessEqual:
+  case OO_GreaterEqual:
+  case OO_EqualEqual:
+  case OO_ExclaimEqual:
+  case OO_Amp:
+  case OO_Pipe:
+  case OO_Caret:
+  case OO_Tilde:
+  case OO_Exclaim:
+  case OO_Subscript:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool isCompoundAssignment(OverloadedOperatorKind Op) {
+  return Op == OO_PlusEqual || Op == OO_MinusEqual || Op == OO_StarEqual ||
+         Op == OO_SlashEqual;
+}
+
+/// A type that holds tensors without being one: TensorList, a vector of
+/// tensors, an optional tensor.
+bool holdsTensors(QualType T) {
+  return llvm::StringRef(T.getCanonicalType().getAsString())
+      .contains("at::Tensor");
+}
+
+/// The elements of a tensor list written in place (`{a, b}`), or null.
+const InitListExpr *writtenList(const Expr *E) {
+  E = ignoreWrappers(E);
+  // std::vector's constructor from a list takes a defaulted allocator too.
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+      Construct && Construct->getNumArgs() > 0 &&
+      llvm::all_of(llvm::drop_begin(Construct->arguments()),
+                   [](const Expr *A) { return isa<CXXDefaultArgExpr>(A); }))
+    E = ignoreWrappers(Construct->getArg(0));
+  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
+    E = ignoreWrappers(List->getSubExpr());
+  return dyn_cast<InitListExpr>(E);
+}
+
+/// `.to(dtype)` in any of its forms: the device stays.
+bool isDtypeTo(const CXXMethodDecl *M) {
+  if (M->getName() != "to" || M->getNumParams() == 0)
+    return false;
+  QualType First = M->getParamDecl(0)->getType();
+  return isEnumNamed(First, "ScalarType") || isRecordNamed(First, "TypeMeta");
+}
+
+enum class DefKind { Read, Def, Unknown };
+
+/// Decides whether a tensor is computed on the host, with nothing but ops
+/// that keep the device, from tensors made by factories (a value that the
+/// same code would compute on the device if the factories made their
+/// tensors there). Inside the values of members, any tensor made on the
+/// host counts (a constant loaded from host data too).
+class HostMadeFinder {
+public:
+  HostMadeFinder(ASTContext &Ctx, utils::RunFrequency *Freq)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Devices(Ctx), Freq(Freq) {}
+
+  bool isHostMade(const Expr *E, HostOrigins &Origins, unsigned Depth = 0);
+  /// Whether the locals the last isHostMade() went through are read only
+  /// on the way to \p Move (or after \p Move assigned its result back):
+  /// made on the device, nothing else would see them change.
+  bool onlyFeed(const CXXMemberCallExpr *Move);
+
+private:
+  bool ofCall(const CallExpr *CE, HostOrigins &Origins, unsigned Depth);
+  bool ofMethod(const CXXMemberCallExpr *MC, HostOrigins &Origins,
+                unsigned Depth);
+  bool ofOperands(llvm::ArrayRef<const Expr *> Args, HostOrigins &Origins,
+                  unsigned Depth, bool &SawTensor);
+  bool ofLocal(const DeclRefExpr *Use, const VarDecl *VD,
+               HostOrigins &Origins, unsigned Depth);
+  bool ofParam(const ParmVarDecl *P, HostOrigins &Origins, unsigned Depth);
+  bool ofMember(const FieldDecl *Field, HostOrigins &Origins, unsigned Depth);
+  bool ofUserFunction(const FunctionDecl *FD, HostOrigins &Origins,
+                      unsigned Depth);
+  bool reachingValues(const VarDecl *VD, const Expr *Use, const Stmt *Body,
+                      llvm::SmallVectorImpl<const Expr *> &Values);
+  bool reaches(const Stmt *Def, const Expr *Use) const;
+
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  utils::DeviceAnalysis Devices;
+  utils::RunFrequency *Freq;
+  bool AllowHostData = false;
+  unsigned Budget = 4000;
+  llvm::DenseSet<const void *> InProgress;
+  llvm::DenseSet<const Expr *> Visited;
+  llvm::SmallVector<const VarDecl *, 4> Locals;
+};
+
+bool HostMadeFinder::isHostMade(const Expr *E, HostOrigins &Origins,
+                                unsigned Depth) {
+  E = E ? ignoreWrappers(E) : nullptr;
+  if (!E || Depth > 16 || Budget == 0 || E->isTypeDependent())
+    return false;
+  --Budget;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *P = dyn_cast<ParmVarDecl>(Ref->getDecl()))
+      return ofParam(P, Origins, Depth);
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    return VD && ofLocal(Ref, VD, Origins, Depth);
+  }
+  if (const FieldDecl *Field = ownMember(E))
+    return ofMember(Field, Origins, Depth);
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
+      MC && utils::tensorMethod(MC))
+    return ofMethod(MC, Origins, Depth);
+  if (const auto *CE = dyn_cast<CallExpr>(E))
+    return ofCall(CE, Origins, Depth);
+  return false;
+}
+
+bool HostMadeFinder::ofOperands(llvm::ArrayRef<const Expr *> Args,
+                                HostOrigins &Origins, unsigned Depth,
+                                bool &SawTensor) {
+  for (const Expr *Arg : Args) {
+    if (isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    const Expr *Inner = ignoreWrappers(Arg);
+    if (utils::isTensorType(Inner->getType())) {
+      if (!isHostMade(Inner, Origins, Depth + 1))
+        return false;
+      SawTensor = true;
+      continue;
+    }
+    if (!holdsTensors(Inner->getType()))
+      continue; // a scalar, sizes, a dtype
+    const InitListExpr *List = writtenList(Inner);
+    if (!List)
+      return false;
+    for (const Expr *Element : List->inits()) {
+      if (!isHostMade(Element, Origins, Depth + 1))
+        return false;
+      SawTensor = true;
+    }
+  }
+  return true;
+}
+
+bool HostMadeFinder::ofCall(const CallExpr *CE, HostOrigins &Origins,
+                            unsigned Depth) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || !FD->getIdentifier() && !isa<CXXOperatorCallExpr>(CE))
+    return false;
+  if (!utils::isTensorType(CE->getType()))
+    return false;
+  if (utils::isTensorFactory(FD)) {
+    bool Host = AllowHostData ? Devices.ofTensor(CE) == DeviceKind::Cpu
+                              : isHostFactoryCall(CE, Devices, Ctx);
+    if (Host)
+      Origins.Factories.push_back(CE);
+    return Host;
+  }
+  bool SawTensor = false;
+  llvm::SmallVector<const Expr *, 4> Args(CE->arguments());
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(CE))
+    return isValueOperator(Op->getOperator()) &&
+           ofOperands(Args, Origins, Depth, SawTensor) && SawTensor;
+  if (utils::isInTorchNamespace(FD))
+    return keepsDevice(FD->getName()) &&
+           ofOperands(Args, Origins, Depth, SawTensor) && SawTensor;
+  return ofUserFunction(FD, Origins, Depth);
+}
+
+bool HostMadeFinder::ofMethod(const CXXMemberCallExpr *MC,
+                              HostOrigins &Origins, unsigned Depth) {
+  const CXXMethodDecl *M = MC->getMethodDecl();
+  if (!utils::isTensorType(MC->getType()) ||
+      (!isDtypeTo(M) && !keepsDevice(M->getName())))
+    return false;
+  if (!isHostMade(MC->getImplicitObjectArgument(), Origins, Depth + 1))
+    return false;
+  bool SawTensor = false;
+  llvm::SmallVector<const Expr *, 4> Args(MC->arguments());
+  return ofOperands(Args, Origins, Depth, SawTensor);
+}
+
+/// Whether the value \p Def gives may be the one \p Use reads: it comes
+/// before, or a loop around both brings it round again.
+bool HostMadeFinder::reaches(const Stmt *Def, const Expr *Use) const {
+  if (SM.isBeforeInTranslationUnit(Def->getEndLoc(), Use->getBeginLoc()))
+    return true;
+  DynTypedNode Cur = DynTypedNode::create(*Use);
+  for (unsigned Steps = 0; Steps < 256; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Cur);
+    if (Parents.empty() || Parents[0].get<Decl>())
+      return false;
+    const auto *Loop = Parents[0].get<Stmt>();
+    if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(Loop) &&
+        SM.isPointWithin(Def->getBeginLoc(), Loop->getBeginLoc(),
+                         Loop->getEndLoc()))
+      return true;
+    Cur = Parents[0];
+  }
+  return false;
+}
+
+/// What a call on a local does to it: reads it, gives it a new value (an
+/// assignment; the operands of a compound assignment or an in-place op that
+/// keeps the device, with the local itself), or changes it in a way not
+/// followed here.
+DefKind classifyDef(const CallExpr *Def,
+                    llvm::SmallVectorImpl<const Expr *> &Operands) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Def)) {
+    OverloadedOperatorKind Kind = Op->getOperator();
+    if (Kind != OO_Equal && !isCompoundAssignment(Kind))
+      return DefKind::Read;
+    Operands.push_back(Op->getArg(1));
+    return DefKind::Def;
+  }
+  const CXXMethodDecl *M = cast<CXXMemberCallExpr>(Def)->getMethodDecl();
+  if (!M || !M->getIdentifier() || !M->getName().ends_with("_"))
+    return DefKind::Read;
+  if (!keepsDevice(M->getName()))
+    return DefKind::Unknown;
+  Operands.append(Def->arg_begin(), Def->arg_end());
+  return DefKind::Def;
+}
+
+/// The values the local \p VD may hold where \p Use reads it: its
+/// initializer, the assignments that reach the use, and the tensor operands
+/// of compound assignments and in-place ops on it. False when it may change
+/// in another way (address, non-const reference, another in-place op).
+bool HostMadeFinder::reachingValues(
+    const VarDecl *VD, const Expr *Use, const Stmt *Body,
+    llvm::SmallVectorImpl<const Expr *> &Values) {
+  if (const Expr *Init = VD->getInit()) {
+    const auto *Construct = dyn_cast<CXXConstructExpr>(ignoreWrappers(Init));
+    if (!Construct || Construct->getNumArgs() > 0)
+      Values.push_back(Init);
+  }
+  auto Ref = ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))));
+  auto MutableRef = hasType(
+      lValueReferenceType(pointee(unless(isConstQualified()))));
+  auto Escape = stmt(anyOf(
+      unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)),
+      callExpr(unless(cxxOperatorCallExpr()),
+               forEachArgumentWithParam(Ref, parmVarDecl(MutableRef))),
+      declStmt(has(varDecl(MutableRef, hasInitializer(Ref))))));
+  if (!match(stmt(hasDescendant(Escape)), *Body, Ctx).empty())
+    return false;
+  auto Defs = match(
+      findAll(stmt(anyOf(cxxOperatorCallExpr(hasArgument(0, Ref)),
+                         cxxMemberCallExpr(on(Ref))))
+                  .bind("def")),
+      *Body, Ctx);
+  for (const auto &Node : Defs) {
+    const auto *Def = Node.getNodeAs<CallExpr>("def");
+    llvm::SmallVector<const Expr *, 4> Operands;
+    DefKind Kind = classifyDef(Def, Operands);
+    if (Kind == DefKind::Unknown)
+      return false;
+    if (Kind == DefKind::Read || !reaches(Def, Use))
+      continue;
+    for (const Expr *Operand : Operands) {
+      QualType T = ignoreWrappers(Operand)->getType();
+      if (utils::isTensorType(T))
+        Values.push_back(Operand);
+      else if (holdsTensors(T))
+        return false;
+    }
+  }
+  return true;
+}
+
+bool HostMadeFinder::ofLocal(const DeclRefExpr *Use, const VarDecl *VD,
+                             HostOrigins &Origins, unsigned Depth) {
+  if (!VD->hasLocalStorage() || VD->getType()->isReferenceType())
+    return false;
+  Visited.insert(Use);
+  if (!llvm::is_contained(Locals, VD))
+    Locals.push_back(VD);
+  if (InProgress.contains(VD))
+    return true;
+  const Stmt *Body = utils::enclosingFunctionBody(VD);
+  llvm::SmallVector<const Expr *, 4> Values;
+  if (!Body || !reachingValues(VD, Use, Body, Values) || Values.empty())
+    return false;
+  InProgress.insert(VD);
+  bool Host = llvm::all_of(Values, [&](const Expr *V) {
+    return isHostMade(V, Origins, Depth + 1);
+  });
+  InProgress.erase(VD);
+  return Host;
+}
+
+/// Where \p Ref writes its variable: the left side of an assignment or
+/// compound assignment, the object of an in-place op.
+bool isWritePosition(const DeclRefExpr *Ref, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*Ref);
+  while (!Parents.empty() && Parents[0].get<ImplicitCastExpr>())
+    Parents = Ctx.getParents(*Parents[0].get<ImplicitCastExpr>());
+  const auto *P = Parents.empty() ? nullptr : Parents[0].get<Expr>();
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(P))
+    return (Op->getOperator() == OO_Equal ||
+            isCompoundAssignment(Op->getOperator())) &&
+           Op->getArg(0)->IgnoreParenImpCasts() == Ref;
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(P))
+    if (const auto *M = dyn_cast<CXXMethodDecl>(ME->getMemberDecl()))
+      return M->getIdentifier() && M->getName().ends_with("_");
+  return false;
+}
+
+/// The variable \p Move's result is assigned back to (`x = x.to(d)`).
+const VarDecl *assignedBack(const CXXMemberCallExpr *Move, ASTContext &Ctx) {
+  const Stmt *Cur = Move;
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    DynTypedNodeList Parents = Ctx.getParents(*Cur);
+    const auto *P = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(P);
+        Op && Op->getOperator() == OO_Equal) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
+      return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    }
+    if (!isa_and_nonnull<ImplicitCastExpr, MaterializeTemporaryExpr,
+                         CXXBindTemporaryExpr, CXXConstructExpr, ParenExpr>(P))
+      return nullptr;
+    Cur = P;
+  }
+  return nullptr;
+}
+
+bool HostMadeFinder::onlyFeed(const CXXMemberCallExpr *Move) {
+  const VarDecl *Back = assignedBack(Move, Ctx);
+  for (const VarDecl *VD : Locals) {
+    const Stmt *Body = utils::enclosingFunctionBody(VD);
+    if (!Body)
+      return false;
+    auto Refs = match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("r")),
+                      *Body, Ctx);
+    for (const auto &Node : Refs) {
+      const auto *Ref = Node.getNodeAs<DeclRefExpr>("r");
+      if (Visited.contains(Ref) || isWritePosition(Ref, Ctx))
+        continue;
+      // Reads after `x = x.to(d)` see the device tensor.
+      if (VD == Back &&
+          SM.isBeforeInTranslationUnit(Move->getEndLoc(), Ref->getBeginLoc()) &&
+          !reaches(Ref, Move))
+        continue;
+      return false;
+    }
+  }
+  return true;
+}
+
+/// A parameter is host-made where every call in this file passes a
+/// host-made tensor and the function does not change it.
+bool HostMadeFinder::ofParam(const ParmVarDecl *P, HostOrigins &Origins,
+                             unsigned Depth) {
+  if (InProgress.contains(P))
+    return true;
+  const auto *Fn = dyn_cast_or_null<FunctionDecl>(P->getDeclContext());
+  if (!Freq || !Fn || !utils::isNeverReassigned(P, Ctx))
+    return false;
+  const llvm::SmallVector<const Stmt *, 4> *Calls = Freq->callsOf(Fn);
+  unsigned Index = P->getFunctionScopeIndex();
+  if (!Calls || Calls->empty())
+    return false;
+  InProgress.insert(P);
+  bool Host = llvm::all_of(*Calls, [&](const Stmt *S) {
+    const auto *Call = dyn_cast<CallExpr>(S);
+    return Call && !isa<CXXOperatorCallExpr>(Call) &&
+           Index < Call->getNumArgs() &&
+           isHostMade(Call->getArg(Index), Origins, Depth + 1);
+  });
+  InProgress.erase(P);
+  return Host;
+}
+
+/// A member whose every value in its class is made on the host: a
+/// constant kept on the host.
+bool HostMadeFinder::ofMember(const FieldDecl *Field, HostOrigins &Origins,
+                              unsigned Depth) {
+  if (InProgress.contains(Field))
+    return true;
+  llvm::SmallVector<const Expr *, 4> Values = memberValues(Field, Ctx);
+  if (Values.empty())
+    return false;
+  bool SavedAllow = AllowHostData;
+  AllowHostData = true;
+  InProgress.insert(Field);
+  HostOrigins Inner;
+  bool Host = llvm::all_of(Values, [&](const Expr *V) {
+    return !isRegistered(V) && (Devices.ofTensor(V) == DeviceKind::Cpu ||
+                                isHostMade(V, Inner, Depth + 1));
+  });
+  InProgress.erase(Field);
+  AllowHostData = SavedAllow;
+  if (Host)
+    Origins.Members.push_back(Field);
+  return Host;
+}
+
+/// A function of this file whose every return value is host-made.
+bool HostMadeFinder::ofUserFunction(const FunctionDecl *FD,
+                                    HostOrigins &Origins, unsigned Depth) {
+  const FunctionDecl *Def = nullptr;
+  if (!FD->hasBody(Def) || !Def->getBody() ||
+      utils::isInLibTorchHeader(Def->getBeginLoc(), SM))
+    return false;
+  if (const auto *M = dyn_cast<CXXMethodDecl>(Def); M && M->isVirtual())
+    return false;
+  if (InProgress.contains(Def))
+    return false;
+  auto Returns =
+      match(findAll(returnStmt().bind("return")), *Def->getBody(), Ctx);
+  if (Returns.empty())
+    return false;
+  InProgress.insert(Def);
+  bool Host = llvm::all_of(Returns, [&](const BoundNodes &Node) {
+    return isHostMade(Node.getNodeAs<ReturnStmt>("return")->getRetValue(),
+                      Origins, Depth + 1);
+  });
+  InProgress.erase(Def);
+  return Host;
+}
+
+/// The first factory a tensor computed on the host from factories alone
+/// (HostMadeFinder, without members) comes from, or null.
+const CallExpr *computedFromFactory(const Expr *E, ASTContext &Ctx) {
+  HostMadeFinder Finder(Ctx, nullptr);
+  HostOrigins Origins;
+  if (!Finder.isHostMade(E, Origins) || !Origins.Members.empty() ||
+      Origins.Factories.empty())
+    return nullptr;
+  // The move \p E is the object of.
+  const CXXMemberCallExpr *Move = nullptr;
+  DynTypedNodeList Parents = Ctx.getParents(*E);
+  if (const auto *Member =
+          Parents.empty() ? nullptr : Parents[0].get<MemberExpr>()) {
+    DynTypedNodeList Calls = Ctx.getParents(*Member);
+    Move = Calls.empty() ? nullptr : Calls[0].get<CXXMemberCallExpr>();
+  }
+  if (!Move || !Finder.onlyFeed(Move))
+    return nullptr;
+  return Origins.Factories.front();
+}
+
 } // namespace
 
 const CallExpr *hostFactoryBehind(const Expr *E, ASTContext &Ctx) {
   utils::DeviceAnalysis Devices(Ctx);
   llvm::SmallVector<const Expr *, 2> Dtypes;
+  const Expr *Source = E;
   for (unsigned Depth = 0; Depth < 8; ++Depth) {
     Segment Seg;
     const Expr *Base = walkLinks(E, Seg, Dtypes);
-    if (const auto *CE = dyn_cast<CallExpr>(Base))
-      return isHostFactoryCall(CE, Devices, Ctx) ? CE : nullptr;
+    if (const auto *CE = dyn_cast<CallExpr>(Base);
+        CE && isHostFactoryCall(CE, Devices, Ctx))
+      return CE;
     const auto *Ref = dyn_cast<DeclRefExpr>(Base);
     const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     if (!VD || isa<ParmVarDecl>(VD) || !VD->getInit())
-      return nullptr;
+      return computedFromFactory(Source, Ctx);
     E = VD->getInit();
   }
-  return nullptr;
+  return computedFromFactory(Source, Ctx);
 }
 
 utils::RunFrequency &HostTensorToDeviceCheck::frequency(ASTContext &Ctx) {
@@ -753,8 +1246,10 @@ void HostTensorToDeviceCheck::checkMove(const CXXMemberCallExpr *Move,
   if (!Target)
     return;
   std::optional<FactoryChain> Chain = findChain(Move, Devices, Ctx);
-  if (!Chain)
+  if (!Chain) {
+    checkComputedMove(Move, Ctx);
     return;
+  }
   // torch::empty's memory is uninitialised: copying it is never wanted.
   if (Chain->Factory->getDirectCallee()->getName() != "empty") {
     utils::RepeatReason Repeat = frequency(Ctx).ofStmt(Move);
@@ -790,6 +1285,16 @@ void HostTensorToDeviceCheck::checkMemberMove(const CXXMemberCallExpr *Move,
   utils::DeviceAnalysis Devices(Ctx);
   if (!moveTargetOf(Move, Devices) || isCachedResult(Move, Ctx))
     return;
+  HostMadeFinder Finder(Ctx, &frequency(Ctx));
+  HostOrigins Origins;
+  if (!Finder.isHostMade(Move->getImplicitObjectArgument(), Origins))
+    return;
+  reportMemberMove(Move, Field, Ctx);
+}
+
+void HostTensorToDeviceCheck::reportMemberMove(const CXXMemberCallExpr *Move,
+                                               const FieldDecl *Field,
+                                               ASTContext &Ctx) {
   // A move in a constructor is the object's set-up.
   utils::RepeatReason Repeat = frequency(Ctx).ofStmt(Move);
   if (Repeat.Freq != Frequency::Repeated ||
@@ -798,9 +1303,6 @@ void HostTensorToDeviceCheck::checkMemberMove(const CXXMemberCallExpr *Move,
   llvm::SmallVector<const Expr *, 4> Values = memberValues(Field, Ctx);
   if (Values.empty())
     return;
-  for (const Expr *V : Values)
-    if (isRegistered(V) || Devices.ofTensor(V) != DeviceKind::Cpu)
-      return;
   const SourceManager &SM = Ctx.getSourceManager();
   const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
   bool IsModule = RD && utils::isSameOrDerivedFrom(RD, "torch::nn::Module");
@@ -816,6 +1318,60 @@ void HostTensorToDeviceCheck::checkMemberMove(const CXXMemberCallExpr *Move,
   diag(Values.front()->getExprLoc(), "%0 is made on the host here",
        DiagnosticIDs::Note)
       << Field;
+}
+
+/// "'torch::arange' at line 3 and 'torch::ones' at line 5".
+static std::string describeFactories(llvm::ArrayRef<const CallExpr *> Factories,
+                                     const SourceManager &SM) {
+  std::string Text;
+  for (size_t I = 0; I < Factories.size() && I < 3; ++I) {
+    if (I > 0)
+      Text += I + 1 == Factories.size() ? " and " : ", ";
+    Text += "'" + Factories[I]->getDirectCallee()->getQualifiedNameAsString() +
+            "' at line " +
+            std::to_string(
+                SM.getExpansionLineNumber(Factories[I]->getBeginLoc()));
+  }
+  if (Factories.size() > 3)
+    Text += " and " + std::to_string(Factories.size() - 3) + " more";
+  return Text;
+}
+
+void HostTensorToDeviceCheck::checkComputedMove(const CXXMemberCallExpr *Move,
+                                                ASTContext &Ctx) {
+  HostMadeFinder Finder(Ctx, &frequency(Ctx));
+  HostOrigins Origins;
+  if (!Finder.isHostMade(Move->getImplicitObjectArgument(), Origins))
+    return;
+  if (!Origins.Members.empty()) {
+    if (!isCachedResult(Move, Ctx))
+      reportMemberMove(Move, Origins.Members.front(), Ctx);
+    return;
+  }
+  utils::RepeatReason Repeat = frequency(Ctx).ofStmt(Move);
+  if (Origins.Factories.empty() || !Finder.onlyFeed(Move) ||
+      Repeat.Freq == Frequency::Once ||
+      (Repeat.Freq != Frequency::Repeated && isCachedResult(Move, Ctx)))
+    return;
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::SmallVector<const CallExpr *, 4> Factories;
+  for (const CallExpr *F : Origins.Factories)
+    if (!llvm::is_contained(Factories, F))
+      Factories.push_back(F);
+  llvm::sort(Factories, [&](const CallExpr *A, const CallExpr *B) {
+    return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+  });
+  bool Several = Factories.size() > 1;
+  utils::recordStatementPayload("torch-host-tensor-to-device",
+                                Move->getExprLoc(), Move, Ctx);
+  diag(Move->getExprLoc(),
+       "tensor computed on the host from %0 and then copied to the device; "
+       "create %select{it|them}1 on the device by passing the device in "
+       "%select{its|their}1 options, and the ops after %select{it|them}1 "
+       "keep the device")
+      << describeFactories(Factories, SM) << Several;
+  for (const CallExpr *F : llvm::ArrayRef(Factories).take_front(3))
+    diag(F->getBeginLoc(), "made on the host here", DiagnosticIDs::Note);
 }
 
 void HostTensorToDeviceCheck::checkDeviceTensor(const CallExpr *Call,

@@ -34,6 +34,9 @@ private:
   void checkMemberMove(const CXXMemberCallExpr *Move, const FieldDecl *Field,
                        ASTContext &Ctx);
   void checkDeviceTensor(const CallExpr *Call, ASTContext &Ctx);
+  void checkComputedMove(const CXXMemberCallExpr *Move, ASTContext &Ctx);
+  void reportMemberMove(const CXXMemberCallExpr *Move, const FieldDecl *Field,
+                        ASTContext &Ctx);
 
   std::unique_ptr<utils::RunFrequency> Frequency;
   const ASTContext *FrequencyContext = nullptr;

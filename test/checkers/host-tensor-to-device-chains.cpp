@@ -82,10 +82,16 @@ void warnWithoutFixWhereValuesWouldChange(torch::Device device,
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: {{.*}}no fix-it: the factory's options would have to be merged with the options it is moved with
 }
 
+void positiveArithmeticInTheChain(torch::Device device) {
+  // Arithmetic keeps the device: made on the device, the product is there
+  // too. No fix-it beyond the chains above: the message says how.
+  use(torch::randn({2}).mul(2.0).to(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: tensor computed on the host from 'torch::randn' at line [[@LINE-1]] and then copied to the device; create it on the device by passing the device in its options, and the ops after it keep the device [torch-host-tensor-to-device]
+  // CHECK-MESSAGES: :[[@LINE-2]]:7: note: made on the host here
+}
+
 void negativeChainsThatAreNoHostFactory(torch::Device device,
                                         const Tensor &X) {
-  // Arithmetic between the factory and the move is not seen through.
-  use(torch::randn({2}).mul(2.0).to(device));
   // A dtype conversion of something else, and a dtype-only target.
   use(X.view({-1}).to(torch::kFloat).to(device));
   use(torch::arange(4).view({2, 2}).to(torch::kFloat));

@@ -98,9 +98,15 @@ void negativeHostDataAndCaches(torch::Device device, float *Buffer,
   use(W.to(device));
 }
 
+void positiveMoveWithDtype(torch::Device device) {
+  // .to(device, dtype) moves too; the dtype would have to go into the
+  // factory's options.
+  use(torch::randn({2}).to(device, torch::kDouble));
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: tensor made on the host by 'torch::randn' and then copied to the device; create it on the device by passing the device in its options; no fix-it: the move converts the dtype too [torch-host-tensor-to-device]
+}
+
 void negativeNotAHostToDeviceMove(torch::Device device) {
   use(torch::randn({2}).to(torch::kDouble));
-  use(torch::randn({2}).to(device, torch::kDouble));
   use(torch::randn({2}).to(torch::kCPU));
   use(torch::randn({2}, torch::device(device)).to(device));
   use(torch::randn({2}).cpu());

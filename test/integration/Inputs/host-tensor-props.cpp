@@ -59,6 +59,15 @@ void step(torch::Device device, const torch::Tensor &pred) {
   report("scalar_bool", torch::tensor({b}, torch::TensorOptions().device(device)));
   report("scalar_dtype",
          torch::tensor({i}, torch::TensorOptions().dtype(torch::kDouble).device(device)));
+  // Computed from factories through ops that keep the device (no fix-it).
+  torch::Tensor mask = torch::triu(torch::ones({3, 3}, torch::kInt), 1);
+  mask = mask.unsqueeze(0).expand({2, -1, -1});
+  report("triu_mask", mask.to(torch::kBool).to(device));
+  auto rows = torch::arange(3, torch::dtype(torch::kInt)).unsqueeze(1);
+  auto ones = torch::ones({1, 3}, torch::dtype(torch::kInt));
+  auto coords = torch::matmul(rows, ones).to(torch::kFloat) / 2.0;
+  coords = coords * 2 - 1;
+  report("coords", coords.repeat({2, 1, 1}).to(device));
 }
 
 // A loss that keeps a host constant and moves it in every call.
@@ -68,6 +77,24 @@ struct WeightedLoss : torch::nn::Module {
     return x * weights.to(x.device());
   }
   torch::Tensor weights;
+};
+
+// A window made by a helper on the host, kept as a member and moved through
+// a parameter in every call.
+torch::Tensor window(int64_t n) {
+  torch::Tensor c = torch::arange(n, torch::kFloat);
+  c -= n / 2;
+  return torch::exp(-(c.pow(2)) / 2.0).unsqueeze(0);
+}
+
+torch::Tensor smooth(const torch::Tensor &x, const torch::Tensor &win) {
+  return x + win.to(x.device(), x.scalar_type()).sum();
+}
+
+struct SmoothLoss : torch::nn::Module {
+  SmoothLoss() { win = window(5).repeat({2, 1}); }
+  torch::Tensor forward(const torch::Tensor &x) { return smooth(x, win); }
+  torch::Tensor win;
 };
 
 // A shape probe called once before training: silent.
@@ -81,10 +108,12 @@ int main() {
                                                    : torch::kCPU);
   torch::Tensor pred = torch::zeros({1}, torch::TensorOptions(torch::kDouble).device(device));
   WeightedLoss loss;
+  SmoothLoss smooth_loss;
   int64_t size = probe(device);
   for (int epoch = 0; epoch < 1; ++epoch) {
     step(device, pred);
     report("loss", loss.forward(torch::ones({size}, torch::device(device))));
+    report("smooth", smooth_loss.forward(torch::ones({size}, torch::device(device))));
   }
   return 0;
 }

@@ -52,6 +52,8 @@ public:
   Tensor mul(double Other) const;
   Tensor eq(const Tensor &Other) const;
   Tensor &add_(const Tensor &Other) const;
+  Tensor &copy_(const Tensor &Src, bool NonBlocking = false) const;
+  Tensor &operator-=(double Other) const;
   Tensor operator[](int64_t Index) const;
   Tensor operator[](Tensor Index) const;
   Tensor index(std::initializer_list<indexing::TensorIndex> Indices) const;
@@ -96,6 +98,10 @@ Tensor operator*(const Tensor &A, double B);
 Tensor operator>(const Tensor &A, double B);
 Tensor operator<(const Tensor &A, double B);
 Tensor operator&(const Tensor &A, const Tensor &B);
+Tensor operator-(const Tensor &A, double B);
+Tensor operator/(const Tensor &A, double B);
+Tensor triu(const Tensor &Self, int64_t Diagonal = 0);
+Tensor matmul(const Tensor &Self, const Tensor &Other);
 Tensor logical_not(const Tensor &Self);
 Tensor bincount(const Tensor &Self, const std::optional<Tensor> &Weights = {},
                 int64_t MinLength = 0);
