@@ -519,11 +519,14 @@ def run_fix_check(labels, repos, roots, args):
     os.makedirs(args.work_dir, exist_ok=True)
     jobs = sorted({(l["repo"], l["path"]) for l in labels})
     specs = {j: (roots[j[0]], j[1], compile_flags(repos[j[0]], roots[j[0]], j[1], args)) for j in jobs}
+    results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda j: fix_check_file(j, specs[j], args, fix_check), jobs))
-    for r in results:
-        # The diffs of failures are the report: a check's fix to look at.
-        fix_check.print_result(r, args.show_diff or r["compiles"] == "no" or not r["idempotent"])
+        # Printed as they come: a long run shows its progress.
+        for r in pool.map(lambda j: fix_check_file(j, specs[j], args, fix_check), jobs):
+            # The diffs of failures are the report: a check's fix to look at.
+            fix_check.print_result(r, args.show_diff or r["compiles"] == "no" or not r["idempotent"])
+            sys.stdout.flush()
+            results.append(r)
     fix_check.print_summary(results)
     return 0 if fix_check.all_good(results) else 1
 
