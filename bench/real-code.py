@@ -4,6 +4,7 @@
   real-code.py LABELS.tsv MIRROR_DIR [--repos REPOS.tsv] [--driver PATH]
                [--torch26 ROOT] [--jobs N] [--json OUT] [--require P,R]
                [--cache-dir DIR] [--findings EARLIER.json]
+               [--fix-check [--cxx CLANG++] [--show-diff]]
 
 LABELS.tsv (header line, tab-separated):
   repo commit path line check verdict line_sha1 reason
@@ -35,6 +36,13 @@ a note at the site's line, counts for the site. Exit status: 0, 1 when
 the file's line is an error). --findings scores the findings stored by an
 earlier --json run against the labels as they are now (after new labels,
 without running the driver again).
+
+--fix-check scores nothing: for each labelled file, on a scratch copy of its
+extracted repository, it applies the fixes (--fix), checks that the fixed
+file still compiles with the same flags (clang++ -fsyntax-only; "skipped"
+for a file that did not compile before) and that a second --fix changes
+nothing, with scripts/fix-check.py's per-file check. One line per file, the
+diffs of failures, a summary; exit 1 on any failure.
 """
 
 import argparse
