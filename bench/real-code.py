@@ -4,14 +4,23 @@
   real-code.py LABELS.tsv MIRROR_DIR [--repos REPOS.tsv] [--driver PATH]
                [--torch26 ROOT] [--jobs N] [--json OUT] [--require P,R]
                [--cache-dir DIR] [--findings EARLIER.json]
+               [--fix-check [--cxx CLANG++] [--show-diff]]
 
 LABELS.tsv (header line, tab-separated):
   repo commit path line check verdict line_sha1 reason
 REPOS.tsv (default: repos.tsv beside LABELS.tsv):
-  repo commit generation includes flags note
+  repo commit generation includes flags deps note
 where generation is 1.13 or 2.x, includes a comma-separated list of folders
 (relative to the repository root; './' and '../' ones relative to the
-analysed file's folder) and flags extra compiler flags (defines).
+analysed file's folder) and flags extra compiler flags (defines, system
+include folders of installed third-party packages, a -std= that replaces
+the default C++17; {torch_include} stands for the generation's LibTorch
+include folder). deps names third-party repositories the project fetches at
+build time, comma-separated, each owner/name[@commit][:include-folder]: they
+are extracted from MIRROR_DIR like the labelled ones (at the pinned commit,
+else at the mirror's HEAD) and their include folder (default: their root)
+is added with -isystem. Columns are found by the header's names; deps and
+note may be left out.
 
 MIRROR_DIR holds <owner>+<name>/repo (bare git directories, as the search
 tool's fetch brings them) or <owner>+<name>/ checkouts. The labelled commit's
@@ -27,15 +36,24 @@ within 2 lines (one site only), a note for the site at its line. Exit status: 0,
 the file's line is an error). --findings scores the findings stored by an
 earlier --json run against the labels as they are now (after new labels,
 without running the driver again).
+
+--fix-check scores nothing: for each labelled file, on a scratch copy of its
+extracted repository, it applies the fixes (--fix), checks that the fixed
+file still compiles with the same flags (clang++ -fsyntax-only; "skipped"
+for a file that did not compile before) and that a second --fix changes
+nothing, with scripts/fix-check.py's per-file check. One line per file, the
+diffs of failures, a summary; exit 1 on any failure.
 """
 
 import argparse
 import concurrent.futures
 import hashlib
+import importlib.util
 import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -46,7 +64,8 @@ HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tpp", 
 DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): "
                   r"(?P<kind>warning|error|note|remark): (?P<msg>.*?)(?: \[(?P<check>[\w.,-]+)\])?$")
 LABEL_FIELDS = ["repo", "commit", "path", "line", "check", "verdict", "line_sha1", "reason"]
-REPO_FIELDS = ["repo", "commit", "generation", "includes", "flags", "note"]
+REPO_FIELDS = ["repo", "commit", "generation", "includes", "flags", "deps", "note"]
+OPTIONAL_FIELDS = {"deps", "note", "reason"}
 WINDOW = 2
 CROSS_FILE = "[cross-file]"
 
@@ -56,18 +75,22 @@ class InputError(Exception):
 
 
 def read_tsv(path, fields):
+    """Rows as dicts keyed by the header's names; every field not in
+    OPTIONAL_FIELDS must be a column."""
     rows = []
     with open(path, encoding="utf-8") as f:
         header = f.readline().rstrip("\n").split("\t")
-        if header[:len(fields)] != fields[:len(header)] or len(header) < len(fields) - 1:
-            raise InputError(f"{path}: header must be: {' '.join(fields)}")
+        missing = [name for name in fields if name not in header and name not in OPTIONAL_FIELDS]
+        if missing:
+            raise InputError(f"{path}: header must be: {' '.join(fields)} "
+                             f"(missing: {' '.join(missing)})")
         for number, text in enumerate(f, start=2):
             text = text.rstrip("\n")
             if not text.strip() or text.startswith("#"):
                 continue
             cells = text.split("\t")
-            cells += [""] * (len(fields) - len(cells))
-            row = dict(zip(fields, cells))
+            cells += [""] * (len(header) - len(cells))
+            row = dict.fromkeys(fields, "") | dict(zip(header, cells))
             row["where"] = f"{path}:{number}"
             rows.append(row)
     return rows
@@ -130,12 +153,18 @@ def write_blobs(git_dir, entries, root):
 
 
 def extract(mirror, repo, commit, work_dir):
-    """The folder holding the repository's sources at commit."""
+    """The folder holding the repository's sources at commit (None: the
+    mirror's HEAD)."""
     git_dir, base = find_git_dir(mirror, repo)
     if git_dir is None:
         if os.path.isdir(base):
             return base  # a plain copy without git: used as it is
         raise InputError(f"{repo}: not in {mirror} (expected {base}/repo or {base}/)")
+    if not commit:
+        out = git(git_dir, "rev-parse", "HEAD")
+        if out.returncode != 0:
+            raise InputError(f"{git_dir}: no HEAD commit")
+        commit = out.stdout.decode().strip()
     root = os.path.join(work_dir, f"{repo.replace('/', '+')}@{commit[:12]}")
     stamp = os.path.join(root, ".extracted")
     if not os.path.exists(stamp):
@@ -143,6 +172,27 @@ def extract(mirror, repo, commit, work_dir):
         with open(stamp, "w", encoding="utf-8") as f:
             f.write(commit + "\n")
     return root
+
+
+def parse_deps(text, where):
+    """deps cells: owner/name[@commit][:include-folder], comma-separated."""
+    deps = []
+    for entry in filter(None, (e.strip() for e in text.split(","))):
+        match = re.fullmatch(r"([\w.-]+/[\w.-]+)(?:@([0-9a-fA-F]{7,40}))?(?::(.*))?", entry)
+        if not match:
+            raise InputError(f"{where}: bad deps entry {entry!r} "
+                             f"(owner/name[@commit][:include-folder])")
+        deps.append((match[1], match[2], match[3] or ""))
+    return deps
+
+
+def extract_deps(repo_row, args):
+    """The -isystem folders of a repository's fetched dependencies."""
+    folders = []
+    for dep, commit, include in parse_deps(repo_row.get("deps", ""), repo_row.get("where", "")):
+        root = extract(args.mirror, dep, commit, args.work_dir)
+        folders.append(os.path.normpath(os.path.join(root, include)))
+    return folders
 
 
 # ----------------------------------------------------------------------------
@@ -190,17 +240,31 @@ def header_flags(generation, args):
     return ["-isystem", include, "-isystem", os.path.join(include, "torch", "csrc", "api", "include")]
 
 
+def torch_include(headers):
+    """The LibTorch include folder: the one above torch/csrc/api/include."""
+    suffix = os.path.join("", "torch", "csrc", "api", "include")
+    for flag, value in zip(headers, headers[1:]):
+        if flag in ("-isystem", "-I") and value.rstrip("/").endswith(suffix):
+            return os.path.normpath(value.rstrip("/")[:-len(suffix)] or "/")
+    return "/usr/include"
+
+
 def compile_flags(repo_row, root, path, args):
-    flags = ["-std=c++17"]
+    headers = header_flags(repo_row.get("generation", "2.x"), args)
+    extra = [f.replace("{torch_include}", torch_include(headers))
+             for f in shlex.split(repo_row.get("flags", ""))]
+    # The project's own standard (CMAKE_CXX_STANDARD) replaces the default.
+    flags = [] if any(f.startswith("-std=") for f in extra) else ["-std=c++17"]
     if path.lower().endswith(HEADER_SUFFIXES):
         flags += ["-x", "c++"]
-    flags += header_flags(repo_row.get("generation", "2.x"), args)
+    flags += headers
     file_dir = os.path.dirname(os.path.join(root, path))
     for include in filter(None, repo_row.get("includes", "").split(",")):
         base = file_dir if include.startswith(("./", "../")) else root
         flags += ["-I", os.path.normpath(os.path.join(base, include))]
-    flags += shlex.split(repo_row.get("flags", ""))
-    return flags
+    for folder in repo_row.get("dep_includes", []):
+        flags += ["-isystem", folder]
+    return flags + extra
 
 
 # ----------------------------------------------------------------------------
@@ -390,6 +454,12 @@ def parse_args(argv):
     p.add_argument("--cache-dir", help="the driver's result cache (default: the driver's own)")
     p.add_argument("--findings", metavar="JSON",
                    help="score the findings of an earlier --json run instead of running the driver")
+    p.add_argument("--fix-check", action="store_true",
+                   help="instead of scoring: on a scratch copy of each labelled file's repository, "
+                   "apply the fixes, check the file still compiles and a second --fix changes nothing")
+    p.add_argument("--cxx", default=shutil.which("clang++-19") or "clang++",
+                   help="compiler for --fix-check's syntax checks")
+    p.add_argument("--show-diff", action="store_true", help="--fix-check: print every file's fixes")
     return p.parse_args(argv)
 
 
@@ -407,6 +477,7 @@ def prepare(args):
         if len(commits) != 1:
             raise InputError(f"{repo}: labels name {len(commits)} commits; one per repository")
         roots[repo] = extract(args.mirror, repo, commits.pop(), args.work_dir)
+        repos[repo]["dep_includes"] = extract_deps(repos[repo], args)
     return labels, repos, roots
 
 
@@ -423,6 +494,64 @@ def analyse(labels, repos, roots, args):
     return {r: sorted(set(f)) for r, f in findings.items()}, errors
 
 
+# ----------------------------------------------------------------------------
+# --fix-check: do the fixes compile, and is a second --fix a no-op?
+
+def load_fix_check():
+    """scripts/fix-check.py, whose per-file check this mode shares."""
+    src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    spec = importlib.util.spec_from_file_location(
+        "fix_check", os.path.join(src, "scripts", "fix-check.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def moved(flag, root, scratch):
+    if flag == root or flag.startswith(root + os.sep):
+        return scratch + flag[len(root):]
+    return flag
+
+
+def fix_check_file(job, spec, args, fix_check):
+    """Fixes one labelled file on a scratch copy of its repository."""
+    root, path, flags = spec
+    top = tempfile.mkdtemp(prefix="fix-check-", dir=args.work_dir)
+    try:
+        scratch = os.path.join(top, "src")
+        shutil.copytree(root, scratch, symlinks=True)
+        flags = [moved(f, os.path.normpath(root), scratch) for f in flags]
+        target = os.path.join(scratch, path)
+        cache = [f"--cache-dir={args.cache_dir}"] if args.cache_dir else []
+        unit = fix_check.Unit(target, f"{job[0]} {path}",
+                              [f"--header-filter={re.escape(scratch)}/.*", target, "--", *flags],
+                              [args.cxx, "-fsyntax-only", *flags, target], scratch)
+        result = fix_check.check(unit, args.driver, "-*,torch-*", ["--quiet", *cache], quick=True)
+        for key in ("compile_error_before", "compile_error"):
+            if result.get(key):
+                result[key] = result[key].replace(scratch + os.sep, "")
+        return result
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def run_fix_check(labels, repos, roots, args):
+    fix_check = load_fix_check()
+    os.makedirs(args.work_dir, exist_ok=True)
+    jobs = sorted({(l["repo"], l["path"]) for l in labels})
+    specs = {j: (roots[j[0]], j[1], compile_flags(repos[j[0]], roots[j[0]], j[1], args)) for j in jobs}
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        # Printed as they come: a long run shows its progress.
+        for r in pool.map(lambda j: fix_check_file(j, specs[j], args, fix_check), jobs):
+            # The diffs of failures are the report: a check's fix to look at.
+            fix_check.print_result(r, args.show_diff or r["compiles"] == "no" or not r["idempotent"])
+            sys.stdout.flush()
+            results.append(r)
+    fix_check.print_summary(results)
+    return 0 if fix_check.all_good(results) else 1
+
+
 def main(argv):
     args = parse_args(argv)
     try:
@@ -431,6 +560,8 @@ def main(argv):
         if bad:
             print("\n".join("error: " + b for b in bad), file=sys.stderr)
             return 2
+        if args.fix_check:
+            return run_fix_check(labels, repos, roots, args)
         if args.findings:
             findings, errors = load_findings(args.findings)
         else:

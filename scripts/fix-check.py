@@ -148,15 +148,7 @@ def units_from_tree(work, flags, guess, cxx):
     return units
 
 
-def check(unit, tool, checks, extra):
-    """Analyzes, fixes, compiles and fixes again one unit; returns its
-    result as a dict."""
-    r = {"file": unit.rel, "findings": collections.Counter()}
-    rc, _, err = run(unit.compile_cmd, cwd=unit.compile_dir)
-    r["compiles_before"] = rc == 0
-    r["compile_error_before"] = "" if rc == 0 else first_error(err)
-    tidy = [tool, "--checks=" + checks] + extra
-    _, out, _ = run(tidy + unit.tidy_args)
+def count_findings(result, unit, out):
     for line in out.splitlines():
         m = FINDING.match(line)
         # Paths are as the compile command names them, maybe relative to
@@ -164,9 +156,31 @@ def check(unit, tool, checks, extra):
         if m and os.path.realpath(os.path.join(
                 unit.compile_dir, m.group("file"))) == os.path.realpath(
                     unit.path):
-            r["findings"][m.group("check")] += 1
+            result["findings"][m.group("check")] += 1
+
+
+def diff(before, path):
+    with tempfile.NamedTemporaryFile("wb", suffix=".orig") as f:
+        f.write(before)
+        f.flush()
+        return run(["diff", "-u", f.name, path])[1]
+
+
+def check(unit, tool, checks, extra, quick=False):
+    """Analyzes, fixes, compiles and fixes again one unit; returns its
+    result as a dict. quick: the findings are counted on the --fix run, and
+    a file the first --fix left alone is not fixed again."""
+    r = {"file": unit.rel, "findings": collections.Counter()}
+    rc, _, err = run(unit.compile_cmd, cwd=unit.compile_dir)
+    r["compiles_before"] = rc == 0
+    r["compile_error_before"] = "" if rc == 0 else first_error(err)
+    tidy = [tool, "--checks=" + checks] + extra
+    if not quick:
+        count_findings(r, unit, run(tidy + unit.tidy_args)[1])
     before = read(unit.path)
-    rc, _, err = run(tidy + ["--fix"] + unit.tidy_args)
+    rc, out, err = run(tidy + ["--fix"] + unit.tidy_args)
+    if quick:
+        count_findings(r, unit, out)
     r["fix_exit"] = rc
     once = read(unit.path)
     r["fixed"] = once != before
@@ -176,14 +190,11 @@ def check(unit, tool, checks, extra):
         r["compile_error"] = "" if rc == 0 else first_error(err)
     else:
         r["compiles"] = "yes" if r["compiles_before"] else "skipped"
-    run(tidy + ["--fix"] + unit.tidy_args)
+    if r["fixed"] or not quick:
+        run(tidy + ["--fix"] + unit.tidy_args)
     r["idempotent"] = read(unit.path) == once
-    r["diff"] = ""
-    if r["fixed"]:
-        with tempfile.NamedTemporaryFile("wb", suffix=".orig") as f:
-            f.write(before)
-            f.flush()
-            _, r["diff"], _ = run(["diff", "-u", f.name, unit.path])
+    r["diff"] = diff(before, unit.path) if r["fixed"] else ""
+    r["second_diff"] = "" if r["idempotent"] else diff(once, unit.path)
     return r
 
 
@@ -192,6 +203,48 @@ def first_error(text):
         if "error:" in line:
             return line.strip()
     return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def print_result(r, show_diff):
+    """One line per unit, then why it failed."""
+    print("%s: findings %d, fixed %s, compiles %s, idempotent %s" % (
+        r["file"], sum(r["findings"].values()),
+        "yes" if r["fixed"] else "no", r["compiles"],
+        "yes" if r["idempotent"] else "no"))
+    if not r["compiles_before"]:
+        print("  does not compile before the fixes: "
+              + r["compile_error_before"])
+    if r.get("compile_error"):
+        print("  after the fixes: " + r["compile_error"])
+    if r["fix_exit"] not in (0, 1):
+        print("  libtorch-tidy --fix exit code %d" % r["fix_exit"])
+    if show_diff and r["diff"]:
+        print("".join("    " + l + "\n" for l in r["diff"].splitlines()))
+    if show_diff and r.get("second_diff"):
+        print("  the second --fix changed:")
+        print("".join("    " + l + "\n" for l in r["second_diff"].splitlines()))
+
+
+def print_summary(results):
+    by_check = collections.Counter()
+    for r in results:
+        by_check.update(r["findings"])
+    fixed = [r for r in results if r["fixed"]]
+    fixed_checked = [r for r in fixed if r["compiles"] != "skipped"]
+    print("summary: %d translation units, %d compile before the fixes" % (
+        len(results), sum(r["compiles_before"] for r in results)))
+    print("findings: %d%s" % (sum(by_check.values()), "".join(
+        "\n  %-36s %d" % (c, n) for c, n in sorted(by_check.items()))))
+    print("fixed files: %d; compile after the fixes: %d of %d (%d not "
+          "compiling before)" % (
+              len(fixed), sum(r["compiles"] == "yes" for r in fixed_checked),
+              len(fixed_checked), len(fixed) - len(fixed_checked)))
+    print("idempotent: %d of %d" % (sum(r["idempotent"] for r in results),
+                                    len(results)))
+
+
+def all_good(results):
+    return all(r["compiles"] != "no" and r["idempotent"] for r in results)
 
 
 def main():
@@ -253,34 +306,9 @@ def main():
         results = list(pool.map(
             lambda u: check(u, tool, args.checks, args.tidy_arg), units))
 
-    by_check = collections.Counter()
     for r in results:
-        by_check.update(r["findings"])
-        print("%s: findings %d, fixed %s, compiles %s, idempotent %s" % (
-            r["file"], sum(r["findings"].values()),
-            "yes" if r["fixed"] else "no", r["compiles"],
-            "yes" if r["idempotent"] else "no"))
-        if not r["compiles_before"]:
-            print("  does not compile before the fixes: "
-                  + r["compile_error_before"])
-        if r.get("compile_error"):
-            print("  after the fixes: " + r["compile_error"])
-        if r["fix_exit"] not in (0, 1):
-            print("  libtorch-tidy --fix exit code %d" % r["fix_exit"])
-        if args.show_diff and r["diff"]:
-            print("".join("    " + l + "\n" for l in r["diff"].splitlines()))
-    fixed = [r for r in results if r["fixed"]]
-    fixed_checked = [r for r in fixed if r["compiles"] != "skipped"]
-    print("summary: %d translation units, %d compile before the fixes" % (
-        len(results), sum(r["compiles_before"] for r in results)))
-    print("findings: %d%s" % (sum(by_check.values()), "".join(
-        "\n  %-36s %d" % (c, n) for c, n in sorted(by_check.items()))))
-    print("fixed files: %d; compile after the fixes: %d of %d (%d not "
-          "compiling before)" % (
-              len(fixed), sum(r["compiles"] == "yes" for r in fixed_checked),
-              len(fixed_checked), len(fixed) - len(fixed_checked)))
-    print("idempotent: %d of %d" % (sum(r["idempotent"] for r in results),
-                                    len(results)))
+        print_result(r, args.show_diff)
+    print_summary(results)
     if args.json:
         with open(args.json, "w") as f:
             json.dump([dict(r, findings=dict(r["findings"])) for r in results],
@@ -288,8 +316,7 @@ def main():
     if args.keep:
         shutil.move(work, args.keep)
     shutil.rmtree(top)
-    ok = all(r["compiles"] != "no" and r["idempotent"] for r in results)
-    return 0 if ok else 1
+    return 0 if all_good(results) else 1
 
 
 if __name__ == "__main__":
