@@ -667,6 +667,7 @@ private:
   };
 
   void walk(const Stmt *S, WalkResult &R, unsigned Depth);
+  void walkCall(const CallExpr *CE, WalkResult &R, unsigned Depth);
   const Summary &summarize(const FunctionDecl *FD, unsigned Depth);
   std::optional<FoundSync> classify(const Expr *E);
   std::optional<FoundSync> classifyUnresolved(const Expr *Member);
@@ -723,31 +724,40 @@ void SyncAnalysis::walk(const Stmt *S, WalkResult &R, unsigned Depth) {
     return;
   }
   if (const auto *E = dyn_cast<Expr>(S)) {
-    if (std::optional<FoundSync> Found = classify(E)) {
+    if (std::optional<FoundSync> Found = classify(E))
       addSite(E, *Found, R);
-    } else if (const auto *CE = dyn_cast<CallExpr>(E)) {
-      const FunctionDecl *FD = CE->getDirectCallee();
-      if (FD && Depth < MaxCallDepth && isUserFunction(FD, SM) &&
-          !isInAssert(CE->getExprLoc(), SM, LangOpts)) {
-        const Summary &Sum = summarize(FD, Depth + 1);
-        if (Sum.First) {
-          FoundSync Chained = *Sum.First;
-          Chained.Through.insert(Chained.Through.begin(), FD);
-          if (Chained.Use == UseKind::Returned)
-            Chained.Use = useOfSync(CE);
-          R.Sites.push_back({CE, Chained});
-        }
-        R.HasTrainingLoop |= Sum.HasTrainingLoop;
-      }
-      // A lambda handed to a standard algorithm runs for every element.
-      if (FD && FD->isInStdNamespace())
-        for (const Expr *Arg : CE->arguments())
-          if (const auto *L = dyn_cast<LambdaExpr>(ignoreWrappers(Arg)))
-            walk(L->getBody(), R, Depth);
-    }
+    else if (const auto *CE = dyn_cast<CallExpr>(E))
+      walkCall(CE, R, Depth);
   }
   for (const Stmt *Child : S->children())
     walk(Child, R, Depth);
+}
+
+/// A call that is no sync itself: the syncs of the user function it calls,
+/// and the lambdas it hands to a standard algorithm, which run for every
+/// element.
+void SyncAnalysis::walkCall(const CallExpr *CE, WalkResult &R,
+                            unsigned Depth) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD)
+    return;
+  if (Depth < MaxCallDepth && isUserFunction(FD, SM) &&
+      !isInAssert(CE->getExprLoc(), SM, LangOpts)) {
+    const Summary &Sum = summarize(FD, Depth + 1);
+    if (Sum.First) {
+      FoundSync Chained = *Sum.First;
+      Chained.Through.insert(Chained.Through.begin(), FD);
+      if (Chained.Use == UseKind::Returned)
+        Chained.Use = useOfSync(CE);
+      R.Sites.push_back({CE, Chained});
+    }
+    R.HasTrainingLoop |= Sum.HasTrainingLoop;
+  }
+  if (!FD->isInStdNamespace())
+    return;
+  for (const Expr *Arg : CE->arguments())
+    if (const auto *L = dyn_cast<LambdaExpr>(ignoreWrappers(Arg)))
+      walk(L->getBody(), R, Depth);
 }
 
 /// An if statement: its condition, and the branches that run per iteration.
@@ -1778,7 +1788,32 @@ std::string calleeName(const Expr *Call, const FunctionDecl *FD) {
   return "a lambda";
 }
 
+/// The functions after the first that a sync was reached through:
+/// " (through 'g', 'h')", or "".
+std::string throughPath(const FoundSync &F) {
+  std::string Path;
+  for (size_t I = 1; I < F.Through.size(); ++I)
+    Path += (I == 1 ? " (through '" : ", '") +
+            F.Through[I]->getNameAsString() + "'";
+  return Path.empty() ? Path : Path + ")";
+}
+
 } // namespace
+
+/// Code that never mentions a CUDA device runs on the CPU, where these calls
+/// wait for nothing; device-generic code runs where its callers say, unless
+/// the project never selects CUDA.
+bool HostSyncInLoopCheck::mayRunOnDevice(ASTContext &Ctx,
+                                         const SourceManager &SM) {
+  if (!MentionsCuda) {
+    DeviceUseFinder Finder(Ctx, SM);
+    Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
+    MentionsCuda = Finder.Found;
+    DeviceGeneric = Finder.Generic;
+  }
+  return *MentionsCuda || CheckCpuOnlyCode ||
+         (DeviceGeneric && !projectNeverSelectsCuda());
+}
 
 void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
@@ -1787,17 +1822,7 @@ void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Loop || utils::isInLibTorchHeader(Loop->getBeginLoc(), SM) ||
       !isLoop(Loop, Ctx) || isPerDeviceLoop(Loop))
     return;
-  // Code that never mentions a CUDA device runs on the CPU, where these calls
-  // wait for nothing; device-generic code runs where its callers say, unless
-  // the project never selects CUDA.
-  if (!MentionsCuda) {
-    DeviceUseFinder Finder(Ctx, SM);
-    Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
-    MentionsCuda = Finder.Found;
-    DeviceGeneric = Finder.Generic;
-  }
-  if (!*MentionsCuda && !CheckCpuOnlyCode &&
-      (!DeviceGeneric || projectNeverSelectsCuda()))
+  if (!mayRunOnDevice(Ctx, SM))
     return;
   // Loops in template instantiations are analyzed with their real types; a
   // site seen in several instantiations is reported once.
@@ -1829,29 +1854,23 @@ void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
              DiagnosticIDs::Note);
     };
     if (F.Through.empty()) {
-      { // the warning is emitted before its note
-        auto Diag = diag(Loc, "%0 synchronizes the host with the device per "
-                              "iteration of the loop at line %1; %2")
-                    << F.What << LoopLine << Hint;
-        if (F.Kind == &ItemSync && !InInstantiation)
-          if (std::optional<AccumulateFix> Fix =
-                  accumulateOnDevice(F.Sync, Loop, Ctx, SM, getLangOpts()))
-            for (const FixItHint &H : Fix->Hints)
-              Diag << H;
-      }
+      std::optional<AccumulateFix> Fix;
+      if (F.Kind == &ItemSync && !InInstantiation)
+        Fix = accumulateOnDevice(F.Sync, Loop, Ctx, SM, getLangOpts());
+      // The warning is emitted before its note.
+      diag(Loc, "%0 synchronizes the host with the device per iteration of "
+                "the loop at line %1; %2")
+          << F.What << LoopLine << Hint
+          << llvm::ArrayRef<FixItHint>(Fix ? Fix->Hints
+                                           : llvm::SmallVector<FixItHint, 3>());
       noteFirstCopy();
       continue;
     }
-    std::string Path;
-    for (size_t I = 1; I < F.Through.size(); ++I)
-      Path += (I == 1 ? " (through '" : ", '") +
-              F.Through[I]->getNameAsString() + "'";
-    if (!Path.empty())
-      Path += ")";
     diag(Loc, "call to %0 synchronizes the host with the device per "
               "iteration of the loop at line %1: %2 at line %3%4; %5")
         << calleeName(S.Where, F.Through.front()) << LoopLine << F.What
-        << SM.getExpansionLineNumber(F.Sync->getExprLoc()) << Path << Hint;
+        << SM.getExpansionLineNumber(F.Sync->getExprLoc()) << throughPath(F)
+        << Hint;
     diag(F.Sync->getExprLoc(), "%0 synchronizes here", DiagnosticIDs::Note)
         << F.What;
     noteFirstCopy();
