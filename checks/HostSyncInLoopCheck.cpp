@@ -1087,6 +1087,19 @@ bool isHostDataType(QualType T) {
   return T->isRecordType() || T->isPointerType();
 }
 
+/// A call that finds host data by the value: the project's own function
+/// returning host data, or a container's subscript or at(). Not the standard
+/// library's helpers (std::make_pair(step, loss) only keeps the value).
+bool isLookup(const CallExpr *CE) {
+  if (!isHostDataType(CE->getType()))
+    return false;
+  if (isa<CXXOperatorCallExpr>(CE))
+    return true; // a subscript
+  const FunctionDecl *FD = CE->getDirectCallee();
+  return !FD->isInStdNamespace() ||
+         (FD->getIdentifier() && FD->getName() == "at");
+}
+
 /// How \p Parent uses its child \p Cur, or std::nullopt when the value
 /// flows on through it (casts, arithmetic, comparisons, tensor views).
 std::optional<UseKind> useIn(const Stmt *Parent, const Stmt *Cur) {
@@ -1214,7 +1227,7 @@ std::optional<UseKind> SyncAnalysis::useInHostCall(const CallExpr *CE,
   }
   if (useOf(CE, Depth) == UseKind::Exit)
     return UseKind::Exit;
-  return isHostDataType(CE->getType()) ? UseKind::HostOnly : UseKind::Other;
+  return isLookup(CE) ? UseKind::HostOnly : UseKind::Other;
 }
 
 /// Whether \p S is written inside \p Outer.

@@ -12,6 +12,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 using torch::Tensor;
@@ -271,6 +272,14 @@ void positiveNumberThroughAHostFunction(const std::vector<Tensor> &Batches,
     Total += smooth(computeLoss(X).item<float>());
   // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
   Out = Total;
+}
+
+void positiveKeptByAStandardHelper(const std::vector<Tensor> &Batches,
+                                   std::vector<std::pair<int, float>> &History) {
+  int Step = 0;
+  for (const auto &X : Batches)
+    History.push_back(std::make_pair(Step++, computeLoss(X).item<float>()));
+  // CHECK-MESSAGES: :[[@LINE-1]]:61: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
 }
 
 // ---- Loops over devices ----------------------------------------------------
