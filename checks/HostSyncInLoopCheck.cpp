@@ -163,7 +163,8 @@ const Stmt *loopBody(const Stmt *S) {
   return nullptr;
 }
 
-/// Whether a branch leaves the loop or the function: it runs at most once.
+/// Whether a branch leaves the loop or the function, or ends the program
+/// (`std::exit(1)`, `abort()`, any [[noreturn]] call): it runs at most once.
 bool isEarlyExit(const Stmt *S) {
   if (!S)
     return false;
@@ -171,6 +172,8 @@ bool isEarlyExit(const Stmt *S) {
     return !CS->body_empty() && isEarlyExit(CS->body_back());
   if (const auto *EC = dyn_cast<ExprWithCleanups>(S))
     S = EC->getSubExpr(); // `throw std::runtime_error("...")`
+  if (const auto *CE = dyn_cast<CallExpr>(S))
+    return CE->getDirectCallee() && CE->getDirectCallee()->isNoReturn();
   return isa<BreakStmt, ReturnStmt, CXXThrowExpr, GotoStmt>(S);
 }
 
@@ -596,10 +599,11 @@ bool isNeededSync(const Site &S, const WalkResult &R, const SourceManager &SM) {
           SM.isBeforeInTranslationUnit(R.TimingSync, S.Where->getExprLoc()));
 }
 
-/// A copy to the CPU whose data host code then reads.
+/// A copy to the CPU whose data host code then reads, or a value read back
+/// for host-only code (a token id looked up in a vocabulary).
 bool isHostOnlyCopy(const Site &S) {
-  return S.Sync.Kind == &CpuCopySync && S.Sync.Use == UseKind::HostOnly &&
-         !S.Sync.FirstCopy;
+  return (S.Sync.Kind == &CpuCopySync || S.Sync.Kind == &ItemSync) &&
+         S.Sync.Use == UseKind::HostOnly && !S.Sync.FirstCopy;
 }
 
 struct Finding {
@@ -663,6 +667,7 @@ private:
   };
 
   void walk(const Stmt *S, WalkResult &R, unsigned Depth);
+  void walkCall(const CallExpr *CE, WalkResult &R, unsigned Depth);
   const Summary &summarize(const FunctionDecl *FD, unsigned Depth);
   std::optional<FoundSync> classify(const Expr *E);
   std::optional<FoundSync> classifyUnresolved(const Expr *Member);
@@ -671,8 +676,16 @@ private:
   std::optional<FoundSync> classifyCall(const CallExpr *CE);
   bool onCpu(const Expr *Tensor);
   bool isMovedToDevice(const Expr *Tensor, unsigned Depth = 0);
+  UseKind useOfSync(const Expr *E);
   UseKind useOf(const Expr *E, unsigned Depth);
   UseKind useOfVariable(const VarDecl *VD, unsigned Depth);
+  std::optional<UseKind> useInStatement(const Stmt *Parent, const Stmt *Cur,
+                                        unsigned Depth);
+  std::optional<UseKind> useInAssignment(const Stmt *Parent, const Stmt *Cur,
+                                         unsigned Depth);
+  std::optional<UseKind> useInHostCall(const CallExpr *CE, const Stmt *Cur,
+                                       unsigned Depth);
+  bool isInside(const Stmt *S, const Stmt *Outer) const;
   void walkIf(const IfStmt *If, WalkResult &R, unsigned Depth);
   void addSite(const Expr *E, FoundSync Found, WalkResult &R);
   bool isTimingSync(const Expr *E);
@@ -692,6 +705,8 @@ private:
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, Summary> Summaries;
   llvm::DenseSet<const FunctionDecl *> InProgress;
   utils::DeviceAnalysis Devices;
+  /// The sync (or the call that reaches one) whose use useOf() follows.
+  const Expr *UseRoot = nullptr;
 };
 
 void SyncAnalysis::walk(const Stmt *S, WalkResult &R, unsigned Depth) {
@@ -709,31 +724,40 @@ void SyncAnalysis::walk(const Stmt *S, WalkResult &R, unsigned Depth) {
     return;
   }
   if (const auto *E = dyn_cast<Expr>(S)) {
-    if (std::optional<FoundSync> Found = classify(E)) {
+    if (std::optional<FoundSync> Found = classify(E))
       addSite(E, *Found, R);
-    } else if (const auto *CE = dyn_cast<CallExpr>(E)) {
-      const FunctionDecl *FD = CE->getDirectCallee();
-      if (FD && Depth < MaxCallDepth && isUserFunction(FD, SM) &&
-          !isInAssert(CE->getExprLoc(), SM, LangOpts)) {
-        const Summary &Sum = summarize(FD, Depth + 1);
-        if (Sum.First) {
-          FoundSync Chained = *Sum.First;
-          Chained.Through.insert(Chained.Through.begin(), FD);
-          if (Chained.Use == UseKind::Returned)
-            Chained.Use = useOf(CE, 0);
-          R.Sites.push_back({CE, Chained});
-        }
-        R.HasTrainingLoop |= Sum.HasTrainingLoop;
-      }
-      // A lambda handed to a standard algorithm runs for every element.
-      if (FD && FD->isInStdNamespace())
-        for (const Expr *Arg : CE->arguments())
-          if (const auto *L = dyn_cast<LambdaExpr>(ignoreWrappers(Arg)))
-            walk(L->getBody(), R, Depth);
-    }
+    else if (const auto *CE = dyn_cast<CallExpr>(E))
+      walkCall(CE, R, Depth);
   }
   for (const Stmt *Child : S->children())
     walk(Child, R, Depth);
+}
+
+/// A call that is no sync itself: the syncs of the user function it calls,
+/// and the lambdas it hands to a standard algorithm, which run for every
+/// element.
+void SyncAnalysis::walkCall(const CallExpr *CE, WalkResult &R,
+                            unsigned Depth) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD)
+    return;
+  if (Depth < MaxCallDepth && isUserFunction(FD, SM) &&
+      !isInAssert(CE->getExprLoc(), SM, LangOpts)) {
+    const Summary &Sum = summarize(FD, Depth + 1);
+    if (Sum.First) {
+      FoundSync Chained = *Sum.First;
+      Chained.Through.insert(Chained.Through.begin(), FD);
+      if (Chained.Use == UseKind::Returned)
+        Chained.Use = useOfSync(CE);
+      R.Sites.push_back({CE, Chained});
+    }
+    R.HasTrainingLoop |= Sum.HasTrainingLoop;
+  }
+  if (!FD->isInStdNamespace())
+    return;
+  for (const Expr *Arg : CE->arguments())
+    if (const auto *L = dyn_cast<LambdaExpr>(ignoreWrappers(Arg)))
+      walk(L->getBody(), R, Depth);
 }
 
 /// An if statement: its condition, and the branches that run per iteration.
@@ -772,7 +796,7 @@ void SyncAnalysis::addSite(const Expr *E, FoundSync Found, WalkResult &R) {
       R.TimingSync = E->getExprLoc();
     return;
   }
-  Found.Use = useOf(E, 0);
+  Found.Use = useOfSync(E);
   // At the sync itself: a call a template leaves unresolved is reported at
   // its member name.
   R.Sites.push_back({Found.Sync, Found});
@@ -979,7 +1003,13 @@ UseKind useAsCondition(const Stmt *Parent, const Stmt *Cur) {
 /// tensor method whose result carries the value on.
 std::optional<UseKind> useAsObject(const MemberExpr *ME) {
   const auto *M = dyn_cast<CXXMethodDecl>(ME->getMemberDecl());
-  if (!M || !M->getIdentifier() || !utils::isTensorRecord(M->getParent()))
+  if (!M || !M->getIdentifier())
+    return UseKind::Other;
+  // `t.item().toInt()`: a c10::Scalar converted to a number.
+  if (M->getParent()->getIdentifier() && M->getParent()->getName() == "Scalar")
+    return M->getName().starts_with("to") ? std::nullopt
+                                          : std::optional(UseKind::Other);
+  if (!utils::isTensorRecord(M->getParent()))
     return UseKind::Other;
   if (isHostReadMethod(M->getName()))
     return UseKind::HostOnly;
@@ -1036,6 +1066,40 @@ UseKind useAsArgument(const CallExpr *CE, const Stmt *Cur) {
   return UseKind::Other;
 }
 
+/// A function of the host's own: neither LibTorch's nor one that formats its
+/// arguments for a log.
+bool isHostFunction(const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || tensorMethod(CE) || isInTorchNamespace(FD) || FD->isVariadic())
+    return false;
+  std::string Qualified = FD->getQualifiedNameAsString();
+  return Qualified != "std::to_string" &&
+         !llvm::StringRef(Qualified).starts_with("fmt::");
+}
+
+/// Data only the host can use: a string, a record, a pointer; not a number,
+/// a tensor or a c10::Scalar.
+bool isHostDataType(QualType T) {
+  T = T.getNonReferenceType();
+  if (T->isDependentType() || isTensorType(T) ||
+      utils::isRecordNamed(T, "Scalar"))
+    return false;
+  return T->isRecordType() || T->isPointerType();
+}
+
+/// A call that finds host data by the value: the project's own function
+/// returning host data, or a container's subscript or at(). Not the standard
+/// library's helpers (std::make_pair(step, loss) only keeps the value).
+bool isLookup(const CallExpr *CE) {
+  if (!isHostDataType(CE->getType()))
+    return false;
+  if (isa<CXXOperatorCallExpr>(CE))
+    return true; // a subscript
+  const FunctionDecl *FD = CE->getDirectCallee();
+  return !FD->isInStdNamespace() ||
+         (FD->getIdentifier() && FD->getName() == "at");
+}
+
 /// How \p Parent uses its child \p Cur, or std::nullopt when the value
 /// flows on through it (casts, arithmetic, comparisons, tensor views).
 std::optional<UseKind> useIn(const Stmt *Parent, const Stmt *Cur) {
@@ -1068,8 +1132,14 @@ std::optional<UseKind> useIn(const Stmt *Parent, const Stmt *Cur) {
 
 } // namespace
 
-/// How the value of \p E is used, followed through casts, arithmetic and
-/// up to two local variables it is stored in.
+/// How the value a sync brings to the host is used.
+UseKind SyncAnalysis::useOfSync(const Expr *E) {
+  UseRoot = E;
+  return useOf(E, 0);
+}
+
+/// How the value of \p E is used, followed through casts, arithmetic,
+/// host functions of it and up to two local variables it is stored in.
 UseKind SyncAnalysis::useOf(const Expr *E, unsigned Depth) {
   const Stmt *Cur = E;
   for (unsigned Step = 0; Step < 32; ++Step) {
@@ -1081,23 +1151,92 @@ UseKind SyncAnalysis::useOf(const Expr *E, unsigned Depth) {
     const Stmt *Parent = Parents[0].get<Stmt>();
     if (!Parent)
       return UseKind::Other;
-    // `v = x.item<float>();`: the uses of v; `total = total + v`: a sum.
-    if (const auto *BO = dyn_cast<BinaryOperator>(Parent);
-        BO && BO->getOpcode() == BO_Assign) {
-      const auto *LHS = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens());
-      const auto *VD = LHS ? dyn_cast<VarDecl>(LHS->getDecl()) : nullptr;
-      if (BO->getRHS() != Cur || !VD || Depth >= 2)
-        return UseKind::Other;
-      auto Self = declRefExpr(to(varDecl(equalsNode(VD))));
-      if (!match(stmt(hasDescendant(Self)), *BO->getRHS(), Ctx).empty())
-        return UseKind::Accumulate;
-      return useOfVariable(VD, Depth + 1);
-    }
-    if (std::optional<UseKind> Use = useIn(Parent, Cur))
+    if (std::optional<UseKind> Use = useInStatement(Parent, Cur, Depth))
       return *Use;
     Cur = Parent;
   }
   return UseKind::Other;
+}
+
+/// useIn(), and the uses it cannot tell from the two nodes alone: stores,
+/// host functions of the value, and a `for` condition that tests a value
+/// the body read (`for (...; tok != eos; ...) { tok = ...item...; }`),
+/// which decides leaving the loop.
+std::optional<UseKind> SyncAnalysis::useInStatement(const Stmt *Parent,
+                                                    const Stmt *Cur,
+                                                    unsigned Depth) {
+  if (std::optional<UseKind> Use = useInAssignment(Parent, Cur, Depth))
+    return Use;
+  if (const auto *CE = dyn_cast<CallExpr>(Parent))
+    if (std::optional<UseKind> Use = useInHostCall(CE, Cur, Depth))
+      return Use;
+  if (const auto *F = dyn_cast<ForStmt>(Parent);
+      F && F->getCond() == Cur && Depth > 0 && isInside(UseRoot, F->getBody()))
+    return UseKind::Exit;
+  return useIn(Parent, Cur);
+}
+
+/// `v = x.item<float>();` (also a host record's operator=, as of a string):
+/// the uses of v; `total = total + v`: a sum. std::nullopt for anything but
+/// such an assignment (a tensor assigned a value computed from it uses it as
+/// before).
+std::optional<UseKind> SyncAnalysis::useInAssignment(const Stmt *Parent,
+                                                     const Stmt *Cur,
+                                                     unsigned Depth) {
+  const Expr *LHS = nullptr;
+  const Expr *RHS = nullptr;
+  if (const auto *BO = dyn_cast<BinaryOperator>(Parent);
+      BO && BO->getOpcode() == BO_Assign) {
+    LHS = BO->getLHS();
+    RHS = BO->getRHS();
+  } else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Parent);
+             OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2 &&
+             OC->getArg(1) == Cur && !isTensorType(OC->getType())) {
+    LHS = OC->getArg(0);
+    RHS = OC->getArg(1);
+  } else {
+    return std::nullopt;
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(LHS->IgnoreParens());
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (RHS != Cur || !VD || Depth >= 2)
+    return UseKind::Other;
+  auto Self = declRefExpr(to(varDecl(equalsNode(VD))));
+  if (!match(stmt(hasDescendant(Self)), *RHS, Ctx).empty())
+    return UseKind::Accumulate;
+  return useOfVariable(VD, Depth + 1);
+}
+
+/// An argument of a host function, whose result carries the value on: it
+/// decides leaving the loop where the result does. Else a lookup that turns
+/// the value into host data (`vocab.word(id)`, `names[id]` of a container of
+/// strings, a decoding of a host copy) is host-only code, and any other call
+/// just uses it. std::nullopt where \p CE is no such call, or returns
+/// nothing.
+std::optional<UseKind> SyncAnalysis::useInHostCall(const CallExpr *CE,
+                                                   const Stmt *Cur,
+                                                   unsigned Depth) {
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE)) {
+    if (OC->getOperator() != OO_Subscript || OC->getNumArgs() != 2 ||
+        OC->getArg(1) != Cur || isTensorType(OC->getArg(0)->getType()) ||
+        !isHostDataType(OC->getType()))
+      return std::nullopt;
+  } else if (!llvm::is_contained(CE->arguments(), Cur) ||
+             !isHostFunction(CE) || CE->getType()->isVoidType()) {
+    return std::nullopt;
+  }
+  if (useOf(CE, Depth) == UseKind::Exit)
+    return UseKind::Exit;
+  return isLookup(CE) ? UseKind::HostOnly : UseKind::Other;
+}
+
+/// Whether \p S is written inside \p Outer.
+bool SyncAnalysis::isInside(const Stmt *S, const Stmt *Outer) const {
+  if (!S || !Outer)
+    return false;
+  SourceLocation Loc = SM.getExpansionLoc(S->getBeginLoc());
+  return SM.isPointWithin(Loc, SM.getExpansionLoc(Outer->getBeginLoc()),
+                          SM.getExpansionLoc(Outer->getEndLoc()));
 }
 
 /// The strongest use of a local variable in its function.
@@ -1274,7 +1413,7 @@ namespace {
 /// (kCUDA, DeviceType::CUDA, cuda(), torch::cuda::...) or a "cuda..." string.
 /// Device-generic code: a Device, DeviceType or TensorOptions parameter or
 /// member, a local one not provably the CPU's, `t.device()` or `t.options()`
-/// of a tensor not provably on the CPU. Branches dead under constant flags
+/// of a tensor not provably on the CPU, the parameters an optimizer holds. Branches dead under constant flags
 /// (`bool force_cpu = true; if (!force_cpu) ...`) show neither.
 class DeviceUseFinder : public RecursiveASTVisitor<DeviceUseFinder> {
 public:
@@ -1316,6 +1455,7 @@ public:
   }
   bool VisitCallExpr(CallExpr *E) {
     noteGeneric(E);
+    Generic |= readsOptimizerParameters(E) && isUserCode(E->getExprLoc());
     return !noteIf(isCudaName(E->getDirectCallee()));
   }
   bool VisitStringLiteral(StringLiteral *S) {
@@ -1332,6 +1472,15 @@ public:
   bool Generic = false;
 
 private:
+  /// `group.params()` of an optimizer's parameter group: a model's
+  /// parameters, on the device the training code chose.
+  static bool readsOptimizerParameters(const CallExpr *E) {
+    const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
+    const CXXMethodDecl *M = MC ? MC->getMethodDecl() : nullptr;
+    return M && M->getIdentifier() && M->getName() == "params" &&
+           M->getParent()->getIdentifier() &&
+           M->getParent()->getName() == "OptimizerParamGroup";
+  }
   static bool isCudaName(const NamedDecl *D) {
     if (!D)
       return false;
@@ -1613,6 +1762,32 @@ accumulateOnDevice(const Expr *ItemCall, const Stmt *Loop, ASTContext &Ctx,
   return Fix;
 }
 
+/// A Device or DeviceType, or a map entry keyed by one.
+bool isDeviceKeyed(QualType T) {
+  auto IsDevice = [](QualType D) {
+    return utils::isRecordNamed(D, "Device") ||
+           utils::isEnumNamed(D, "DeviceType");
+  };
+  if (IsDevice(T))
+    return true;
+  const auto *Pair = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      T.getNonReferenceType()->getAsCXXRecordDecl());
+  if (!Pair || !Pair->getIdentifier() || Pair->getName() != "pair")
+    return false;
+  const TemplateArgumentList &Args = Pair->getTemplateArgs();
+  return Args.size() == 2 && Args[0].getKind() == TemplateArgument::Type &&
+         IsDevice(Args[0].getAsType());
+}
+
+/// `for (auto &[device, t] : per_device)`, `for (auto d : devices)`: a loop
+/// over devices runs once per device (usually once), not once per step,
+/// and the values of different devices cannot be read in one copy.
+bool isPerDeviceLoop(const Stmt *Loop) {
+  const auto *RF = dyn_cast<CXXForRangeStmt>(Loop);
+  return RF && RF->getLoopVariable() &&
+         isDeviceKeyed(RF->getLoopVariable()->getType());
+}
+
 /// How a message names the function called at \p Call: 'f', or for a
 /// lambda, lambda 'name' when it was stored in a variable.
 std::string calleeName(const Expr *Call, const FunctionDecl *FD) {
@@ -1626,26 +1801,41 @@ std::string calleeName(const Expr *Call, const FunctionDecl *FD) {
   return "a lambda";
 }
 
+/// The functions after the first that a sync was reached through:
+/// " (through 'g', 'h')", or "".
+std::string throughPath(const FoundSync &F) {
+  std::string Path;
+  for (size_t I = 1; I < F.Through.size(); ++I)
+    Path += (I == 1 ? " (through '" : ", '") +
+            F.Through[I]->getNameAsString() + "'";
+  return Path.empty() ? Path : Path + ")";
+}
+
 } // namespace
 
-void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
-  const SourceManager &SM = *Result.SourceManager;
-  ASTContext &Ctx = *Result.Context;
-  if (!Loop || utils::isInLibTorchHeader(Loop->getBeginLoc(), SM) ||
-      !isLoop(Loop, Ctx))
-    return;
-  // Code that never mentions a CUDA device runs on the CPU, where these calls
-  // wait for nothing; device-generic code runs where its callers say, unless
-  // the project never selects CUDA.
+/// Code that never mentions a CUDA device runs on the CPU, where these calls
+/// wait for nothing; device-generic code runs where its callers say, unless
+/// the project never selects CUDA.
+bool HostSyncInLoopCheck::mayRunOnDevice(ASTContext &Ctx,
+                                         const SourceManager &SM) {
   if (!MentionsCuda) {
     DeviceUseFinder Finder(Ctx, SM);
     Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
     MentionsCuda = Finder.Found;
     DeviceGeneric = Finder.Generic;
   }
-  if (!*MentionsCuda && !CheckCpuOnlyCode &&
-      (!DeviceGeneric || projectNeverSelectsCuda()))
+  return *MentionsCuda || CheckCpuOnlyCode ||
+         (DeviceGeneric && !projectNeverSelectsCuda());
+}
+
+void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
+  const SourceManager &SM = *Result.SourceManager;
+  ASTContext &Ctx = *Result.Context;
+  if (!Loop || utils::isInLibTorchHeader(Loop->getBeginLoc(), SM) ||
+      !isLoop(Loop, Ctx) || isPerDeviceLoop(Loop))
+    return;
+  if (!mayRunOnDevice(Ctx, SM))
     return;
   // Loops in template instantiations are analyzed with their real types; a
   // site seen in several instantiations is reported once.
@@ -1677,29 +1867,23 @@ void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
              DiagnosticIDs::Note);
     };
     if (F.Through.empty()) {
-      { // the warning is emitted before its note
-        auto Diag = diag(Loc, "%0 synchronizes the host with the device per "
-                              "iteration of the loop at line %1; %2")
-                    << F.What << LoopLine << Hint;
-        if (F.Kind == &ItemSync && !InInstantiation)
-          if (std::optional<AccumulateFix> Fix =
-                  accumulateOnDevice(F.Sync, Loop, Ctx, SM, getLangOpts()))
-            for (const FixItHint &H : Fix->Hints)
-              Diag << H;
-      }
+      std::optional<AccumulateFix> Fix;
+      if (F.Kind == &ItemSync && !InInstantiation)
+        Fix = accumulateOnDevice(F.Sync, Loop, Ctx, SM, getLangOpts());
+      // The warning is emitted before its note.
+      diag(Loc, "%0 synchronizes the host with the device per iteration of "
+                "the loop at line %1; %2")
+          << F.What << LoopLine << Hint
+          << llvm::ArrayRef<FixItHint>(Fix ? Fix->Hints
+                                           : llvm::SmallVector<FixItHint, 3>());
       noteFirstCopy();
       continue;
     }
-    std::string Path;
-    for (size_t I = 1; I < F.Through.size(); ++I)
-      Path += (I == 1 ? " (through '" : ", '") +
-              F.Through[I]->getNameAsString() + "'";
-    if (!Path.empty())
-      Path += ")";
     diag(Loc, "call to %0 synchronizes the host with the device per "
               "iteration of the loop at line %1: %2 at line %3%4; %5")
         << calleeName(S.Where, F.Through.front()) << LoopLine << F.What
-        << SM.getExpansionLineNumber(F.Sync->getExprLoc()) << Path << Hint;
+        << SM.getExpansionLineNumber(F.Sync->getExprLoc()) << throughPath(F)
+        << Hint;
     diag(F.Sync->getExprLoc(), "%0 synchronizes here", DiagnosticIDs::Note)
         << F.What;
     noteFirstCopy();

@@ -34,6 +34,7 @@ public:
 
 private:
   bool projectNeverSelectsCuda() const;
+  bool mayRunOnDevice(ASTContext &Ctx, const SourceManager &SM);
 
   const unsigned MaxCallDepth;
   const bool CheckCpuOnlyCode;

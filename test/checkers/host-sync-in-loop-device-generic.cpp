@@ -1,6 +1,7 @@
 // Device-generic code: a translation unit that never names CUDA but receives
 // the device from elsewhere (a torch::Device parameter or member, x.device(),
-// x.options(), a module's parameters) is device code. A translation unit whose
+// x.options(), a module's parameters, the parameters an optimizer holds) is
+// device code. A translation unit whose
 // devices are all provably the CPU stays silent, and so does device-generic
 // code when the project is known never to select CUDA (ProjectSelectsCuda, or
 // DetectedProjectSelectsCuda, which a whole-project run of the driver sets).
@@ -11,10 +12,12 @@
 // RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.options -- -- %torch_mock_2 -DOPTIONS
 // RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.module -- -- %torch_mock_2 -DMODULE_PARAMS
 // RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.ctor -- -- %torch_mock_2 -DSTORED
+// RUN: %check_torch_tidy --check-suffix=GENERIC,OPT %s torch-host-sync-in-loop %t.opt -- -- %torch_mock_2 -DOPTIMIZER
 //
 // Provably CPU (also where CUDA is named only in branches dead under
 // constant flags): silent; the same file reported once the flags may change.
 // RUN: %check_torch_tidy --check-suffix=CPU %s torch-host-sync-in-loop %t.cpu -- -- %torch_mock_2 -DCPU_ONLY
+// RUN: %check_torch_tidy --check-suffix=CPU %s torch-host-sync-in-loop %t.setup -- -- %torch_mock_2 -DOPTIMIZER_SETUP
 // RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.flags -- -- %torch_mock_2 -DCPU_ONLY -DFLAGS_MAY_CHANGE
 //
 // The project never selects CUDA: device-generic code is silent; a user's
@@ -86,6 +89,38 @@ torch::Tensor zerosLike(const torch::Tensor &X) {
 // Where the model's parameters are.
 torch::Tensor onModelDevice(torch::nn::Module &Model, const torch::Tensor &X) {
   return X.to(Model.parameters()[0].device());
+}
+#endif
+
+#ifdef OPTIMIZER
+// An optimizer's step reads the parameters its groups hold: a model's
+// parameters, on the device the training code chose.
+class Lamb : public torch::optim::Optimizer {
+public:
+  at::Tensor step() override {
+    for (auto &Group : param_groups())
+      for (auto &P : Group.params()) {
+        torch::Tensor Norm = P.norm();
+        double Ratio = Norm.item<double>() == 0.0 ? 1.0 : 0.5;
+        // CHECK-MESSAGES-OPT: :[[@LINE-1]]:29: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+        P.add_(P.mul(Ratio));
+      }
+    return {};
+  }
+};
+#endif
+
+#ifdef OPTIMIZER_SETUP
+// A model's parameters handed to an optimizer, and its groups counted: no
+// sign of a device.
+int setUp(torch::nn::Module &Model) {
+  torch::optim::SGD Optimizer(Model.parameters(), 0.1);
+  int Groups = 0;
+  for (auto &Group : Optimizer.param_groups()) {
+    (void)Group;
+    ++Groups;
+  }
+  return Groups;
 }
 #endif
 

@@ -82,5 +82,69 @@ void positiveBothBranchesPrint(const std::vector<Tensor> &Batches) {
   }
 }
 
+// ---- Assertions: a value that only decides a failure -----------------------
+
+void assertFinite(const Tensor &T, const char *What) {
+  if (!T.defined())
+    return;
+  bool Ok = T.norm().item<float>() < 1e30f;
+  if (!Ok) {
+    std::cerr << What << " contains NaN/Inf\n";
+    std::exit(1);
+  }
+}
+
+void assertClose(const Tensor &A, const Tensor &B, double Tol) {
+  double MaxAbs = A.sum().item<double>();
+  double MaxRef = B.sum().item<double>();
+  double Limit = Tol * MaxRef;
+  if (!(MaxAbs <= Limit)) {
+    std::cerr << "max difference " << MaxAbs << " above " << Limit << "\n";
+    std::abort();
+  }
+}
+
+void negativeTestAssertions(const std::vector<Tensor> &Steps, Tensor W) {
+  double First = 0;
+  double Last = 0;
+  for (std::size_t I = 0; I < Steps.size(); ++I) {
+    Tensor Loss = computeLoss(Steps[I]);
+    assertClose(Loss, W, 1e-5);
+    assertFinite(W, "w");
+    if (Loss.item<float>() > 1e6f) {
+      std::fprintf(stderr, "diverged\n");
+      std::exit(2);
+    }
+    double Value = Loss.item<double>();
+    if (I == 0)
+      First = Value;
+    Last = Value;
+  }
+  if (!(Last < First * 0.2)) {
+    std::cerr << "loss did not decrease\n";
+    std::exit(1);
+  }
+}
+
+void warnOnly(const Tensor &T) {
+  if (T.sum().item<float>() < 0)
+    std::cerr << "negative sum\n";
+}
+
+void positiveChecksThatGoOn(const std::vector<Tensor> &Batches) {
+  for (const auto &X : Batches) {
+    Tensor Loss = computeLoss(X);
+    // A check that only warns lets the loop go on: its condition runs every
+    // iteration.
+    if (Loss.item<float>() > 1e6f)
+      // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-5]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+      std::cerr << "large loss\n";
+    warnOnly(Loss);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: call to 'warnOnly' synchronizes the host with the device per iteration of the loop at line [[@LINE-8]]: 'item()' at line [[@LINE-13]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-14]]:15: note: 'item()' synchronizes here
+    train(Loss);
+  }
+}
+
 // This file runs on the GPU.
 static const torch::Device Gpu(torch::kCUDA);

@@ -9,7 +9,10 @@
 #include <cstdint>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 using torch::Tensor;
@@ -21,6 +24,14 @@ struct Env {
   Tensor step(const int64_t *Actions);
   Tensor observe();
 };
+
+struct Vocab {
+  std::string word(int64_t Id) const;
+  int64_t eos() const;
+};
+Tensor decode(const Tensor &Ids);
+std::vector<std::string> decodeBatch(const Tensor &Ids);
+float smooth(float Value);
 
 // ---- Leaving the loop ------------------------------------------------------
 
@@ -178,6 +189,127 @@ void positiveUntimedSyncDoesNotExcuse(const Tensor &X, int Steps) {
     std::cout << Y.item<float>() << "\n";
     // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-5]]; log it every N steps [torch-host-sync-in-loop]
   }
+}
+
+// ---- Generation: the token read back decides leaving the loop later, or
+// ---- feeds host-only code ---------------------------------------------------
+
+void negativeTokenInTheLoopCondition(const Vocab &V, Tensor Ids, int MaxLen) {
+  int64_t Tok = 0;
+  for (int I = 0; I < MaxLen && Tok != V.eos(); ++I) {
+    Tok = decode(Ids).argmax(-1).item<int64_t>();
+    Ids = decode(Ids);
+  }
+  int64_t Last = 0;
+  while (Last != V.eos()) {
+    Last = decode(Ids).argmax(-1).item<int64_t>();
+    Ids = decode(Ids);
+  }
+}
+
+void negativeWordInTheLoopCondition(const Vocab &V, Tensor Ids, int MaxLen,
+                                    std::vector<std::string> &Text) {
+  std::string Word;
+  for (int I = 0; I < MaxLen && Word != "<eos>"; ++I) {
+    int Next = decode(Ids).argmax(-1).item().toInt();
+    Word = V.word(Next);
+    Text.push_back(V.word(Next));
+  }
+}
+
+void negativeLaterBreak(const Vocab &V, Tensor Ids, int MaxLen) {
+  for (int I = 0; I < MaxLen; ++I) {
+    std::string Word = V.word(decode(Ids).argmax(-1).item<int64_t>());
+    Ids = decode(Ids);
+    if (Word == "<eos>")
+      break;
+  }
+}
+
+void negativeSampledWordWrittenOut(const Vocab &V, Tensor Data, int Steps,
+                                   std::ofstream &Out) {
+  for (int I = 0; I < Steps; ++I) {
+    auto Id = decode(Data).item();
+    Data = decode(Data);
+    auto Word = V.word(Id.toLong());
+    Word = Word == "<eos>" ? "\n" : Word + " ";
+    Out << Word;
+  }
+}
+
+void negativeCopyDecodedOnTheHost(const std::vector<Tensor> &Batches,
+                                  std::vector<std::string> &Captions) {
+  for (const auto &X : Batches) {
+    auto Words = decodeBatch(policy(X).cpu());
+    Captions.push_back(Words[0]);
+  }
+}
+
+void positiveTwoLookups(const Vocab &V, Tensor Data, int Steps,
+                        std::ofstream &Out) {
+  for (int I = 0; I < Steps; ++I) {
+    Tensor Logits = decode(Data);
+    Out << V.word(Logits.argmax(-1).item<int64_t>());
+    Out << V.word(Logits.argmax(0).item<int64_t>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-4]]; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-3]]:37: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
+  }
+}
+
+void positiveBoundOfAnInnerLoop(const std::vector<Tensor> &Batches) {
+  for (const auto &X : Batches) {
+    int64_t N = decode(X).item<int64_t>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+    for (int64_t J = 0; J < N; ++J)
+      policy(X);
+  }
+}
+
+void positiveNumberThroughAHostFunction(const std::vector<Tensor> &Batches,
+                                        float &Out) {
+  float Total = 0;
+  for (const auto &X : Batches)
+    Total += smooth(computeLoss(X).item<float>());
+  // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
+  Out = Total;
+}
+
+void positiveKeptByAStandardHelper(const std::vector<Tensor> &Batches,
+                                   std::vector<std::pair<int, float>> &History) {
+  int Step = 0;
+  for (const auto &X : Batches)
+    History.push_back(std::make_pair(Step++, computeLoss(X).item<float>()));
+  // CHECK-MESSAGES: :[[@LINE-1]]:61: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
+}
+
+// ---- Loops over devices ----------------------------------------------------
+
+// One iteration per device (usually one): not a per-step loop, and values on
+// different devices cannot travel in one copy.
+double negativeSumPerDevice(
+    const std::map<torch::DeviceType, Tensor> &FoundInfPerDevice) {
+  double Sum = 0;
+  for (const auto &[Dev, FoundInf] : FoundInfPerDevice)
+    Sum += FoundInf.item<double>();
+  for (const auto &Entry : FoundInfPerDevice)
+    Sum += Entry.second.item<double>();
+  return Sum;
+}
+
+float negativeLoopOverDevices(const std::vector<torch::Device> &Devices,
+                              const Tensor &X) {
+  float Sum = 0;
+  for (const auto &D : Devices)
+    Sum += X.to(D).sum().item<float>();
+  return Sum;
+}
+
+double positiveLoopOverOtherKeys(const std::map<int, Tensor> &PerLayer) {
+  double Sum = 0;
+  for (const auto &[Layer, Norm] : PerLayer)
+    Sum += Norm.item<double>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+  return Sum;
 }
 
 // This file runs on the GPU.

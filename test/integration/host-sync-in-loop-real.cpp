@@ -5,6 +5,9 @@
 // Only the device-generic function and the template trainer: a translation
 // unit that never names CUDA.
 // RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.generic -- -- %torch_real -DGENERIC_ONLY
+// Only the optimizer step: the parameters it reads from its groups are a
+// model's, on the device the training code chose.
+// RUN: %check_torch_tidy --check-suffix=OPT %s torch-host-sync-in-loop %t.opt -- -- %torch_real -DGENERIC_ONLY -DOPTIMIZER_ONLY
 
 #include <torch/torch.h>
 
@@ -12,6 +15,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
+#include <string>
 #include <vector>
 
 struct NetImpl : torch::nn::Module {
@@ -21,6 +26,24 @@ struct NetImpl : torch::nn::Module {
 };
 TORCH_MODULE(Net);
 
+// An optimizer's step written against its parameter groups.
+void lambStep(torch::optim::Optimizer &optimizer, double lr) {
+  torch::NoGradGuard no_grad;
+  for (auto &group : optimizer.param_groups())
+    for (auto &p : group.params()) {
+      if (!p.grad().defined())
+        continue;
+      auto weight_norm = p.norm();
+      double norm = weight_norm.item<double>();
+      // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-5]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+      // CHECK-MESSAGES-GENERIC: :[[@LINE-2]]:33: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-6]]
+      // CHECK-MESSAGES-OPT: :[[@LINE-3]]:33: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-7]]
+      double ratio = norm == 0.0 ? 1.0 : norm;
+      p.add_(p.grad(), -lr * ratio);
+    }
+}
+
+#ifndef OPTIMIZER_ONLY
 // Device-generic: the device comes from the caller (main.cpp chose it).
 float trainOn(Net &model, torch::optim::SGD &optimizer,
               const torch::Device &device, int steps) {
@@ -58,6 +81,7 @@ T trainTemplate(ModelT &model, OptimizerT &optimizer,
   }
   return last;
 }
+#endif // OPTIMIZER_ONLY
 
 #ifndef GENERIC_ONLY
 
@@ -160,5 +184,50 @@ void mergeableCopies(Net &model, torch::Device device, int steps) {
     std::printf("loss %f\n", out.sum().item<float>());
     // CHECK-MESSAGES: :[[@LINE-1]]:40: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-9]]; log it every N steps [torch-host-sync-in-loop]
   }
+}
+
+// ---- Generation, assertions, loops over devices -----------------------------
+
+std::string tokenText(int64_t id) { return "<" + std::to_string(id) + ">"; }
+
+// The token read back decides leaving the loop (through the loop's condition)
+// and feeds host-only code: needed.
+std::string generate(Net &model, torch::Device device, int max_len) {
+  auto ids = torch::zeros({8, 4}).to(device);
+  std::string text;
+  std::string word;
+  for (int i = 0; i < max_len && word != "<2>"; ++i) {
+    auto out = model->forward(ids);
+    int next = out.argmax(1)[0].item().toInt();
+    word = tokenText(next);
+    text += word;
+    ids = ids.roll(1, 0);
+  }
+  return text;
+}
+
+// A test's assertion: the value read only decides a failure.
+void assertFinite(const torch::Tensor &t) {
+  auto ok = torch::isfinite(t).all().item<bool>();
+  if (!ok) {
+    std::cerr << "not finite\n";
+    std::exit(1);
+  }
+}
+
+void checkSteps(Net &model, torch::Device device, int steps) {
+  auto x = torch::randn({8, 4}).to(device);
+  for (int step = 0; step < steps; ++step) {
+    assertFinite(model->forward(x));
+    x = x * 0.5;
+  }
+}
+
+// One iteration per device.
+double sumPerDevice(const std::map<c10::DeviceType, torch::Tensor> &found_inf) {
+  double sum = 0;
+  for (const auto &entry : found_inf)
+    sum += entry.second.item<double>();
+  return sum;
 }
 #endif // GENERIC_ONLY

@@ -58,5 +58,7 @@ class Scalar {
 public:
   float toFloat() const;
   double toDouble() const;
+  int toInt() const;
+  int64_t toLong() const;
 };
 } // namespace c10
