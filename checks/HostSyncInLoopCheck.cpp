@@ -16,6 +16,7 @@
 #include "HostSyncInLoopCheck.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/FindingPayload.h"
+#include "utils/RunFrequency.h"
 #include "utils/TorchUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
@@ -1571,12 +1572,16 @@ HostSyncInLoopCheck::~HostSyncInLoopCheck() = default;
 
 void HostSyncInLoopCheck::onStartOfTranslationUnit() {
   Analysis.reset();
+  Calls.reset();
   Reported.clear();
   MentionsCuda.reset();
   DeviceGeneric = false;
 }
 
-void HostSyncInLoopCheck::onEndOfTranslationUnit() { Analysis.reset(); }
+void HostSyncInLoopCheck::onEndOfTranslationUnit() {
+  Analysis.reset();
+  Calls.reset();
+}
 
 void HostSyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
   TorchCheck::registerMatchers(Finder);
@@ -1788,6 +1793,97 @@ bool isPerDeviceLoop(const Stmt *Loop) {
          isDeviceKeyed(RF->getLoopVariable()->getType());
 }
 
+/// `kCPU` or `DeviceType::CPU`, also as a Device made from it.
+bool isCpuDeviceConstant(const Expr *E) {
+  E = E->IgnoreImplicit();
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+    E = Cast->getSubExpr()->IgnoreImplicit();
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    if (Construct->getNumArgs() >= 1)
+      E = Construct->getArg(0)->IgnoreImplicit();
+  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  if (!Ref || !Ref->getDecl()->getIdentifier() ||
+      !utils::isEnumNamed(Ref->getType(), "DeviceType"))
+    return false;
+  llvm::StringRef Name = Ref->getDecl()->getName();
+  return isa<EnumConstantDecl>(Ref->getDecl()) ? Name == "CPU"
+                                               : Name == "kCPU";
+}
+
+/// Whether \p Cond holds exactly when a device is the CPU (true: `d ==
+/// kCPU`, `t.is_cpu()`), exactly when it is not (false: `d != kCPU`), or
+/// says nothing of it.
+std::optional<bool> cpuTest(const Expr *Cond) {
+  Cond = Cond->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(Cond)) {
+    if (U->getOpcode() != UO_LNot)
+      return std::nullopt;
+    std::optional<bool> Inner = cpuTest(U->getSubExpr());
+    return Inner ? std::optional<bool>(!*Inner) : std::nullopt;
+  }
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Cond)) {
+    const CXXMethodDecl *M = MC->getMethodDecl();
+    if (M && M->getIdentifier() && M->getName() == "is_cpu")
+      return true;
+    return std::nullopt;
+  }
+  const Expr *LHS = nullptr, *RHS = nullptr;
+  bool Equal = false;
+  if (const auto *BO = dyn_cast<BinaryOperator>(Cond);
+      BO && BO->isEqualityOp()) {
+    LHS = BO->getLHS();
+    RHS = BO->getRHS();
+    Equal = BO->getOpcode() == BO_EQ;
+  } else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Cond);
+             OC && OC->getNumArgs() == 2 &&
+             (OC->getOperator() == OO_EqualEqual ||
+              OC->getOperator() == OO_ExclaimEqual)) {
+    LHS = OC->getArg(0);
+    RHS = OC->getArg(1);
+    Equal = OC->getOperator() == OO_EqualEqual;
+  }
+  if (!LHS || isCpuDeviceConstant(LHS) == isCpuDeviceConstant(RHS))
+    return std::nullopt;
+  return Equal;
+}
+
+/// Whether \p S runs only where a device test chose the CPU: in the then
+/// branch of `if (d == kCPU)`, or the else branch of `if (d != kCPU)`.
+bool isOnCpuBranch(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNode Cur = DynTypedNode::create(*S);
+  for (unsigned Steps = 0; Steps < 512; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Cur);
+    if (Parents.empty())
+      return false;
+    const auto *P = Parents[0].get<Stmt>();
+    if (!P || isa<LambdaExpr>(P))
+      return false;
+    if (const auto *If = dyn_cast<IfStmt>(P); If && If->getCond()) {
+      std::optional<bool> Test = cpuTest(If->getCond());
+      const Stmt *Child = Cur.get<Stmt>();
+      if (Test && ((*Test && Child == If->getThen()) ||
+                   (!*Test && Child == If->getElse())))
+        return true;
+    }
+    Cur = Parents[0];
+  }
+  return false;
+}
+
+/// The function that holds \p S.
+const FunctionDecl *functionOf(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNode Cur = DynTypedNode::create(*S);
+  for (unsigned Steps = 0; Steps < 512; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Cur);
+    if (Parents.empty())
+      return nullptr;
+    if (const auto *FD = Parents[0].get<FunctionDecl>())
+      return FD;
+    Cur = Parents[0];
+  }
+  return nullptr;
+}
+
 /// How a message names the function called at \p Call: 'f', or for a
 /// lambda, lambda 'name' when it was stored in a variable.
 std::string calleeName(const Expr *Call, const FunctionDecl *FD) {
@@ -1828,6 +1924,21 @@ bool HostSyncInLoopCheck::mayRunOnDevice(ASTContext &Ctx,
          (DeviceGeneric && !projectNeverSelectsCuda());
 }
 
+/// A loop in a function whose every call in this file is on the CPU branch
+/// of a device test (`if (device_ == kCPU) fitOnCpu(); else ...`) runs on
+/// the CPU, where a sync waits for nothing.
+bool HostSyncInLoopCheck::runsOnlyOnCpu(const Stmt *Loop, ASTContext &Ctx) {
+  const FunctionDecl *FD = functionOf(Loop, Ctx);
+  if (!FD)
+    return false;
+  if (!Calls)
+    Calls = std::make_unique<utils::RunFrequency>(Ctx);
+  const llvm::SmallVector<const Stmt *, 4> *Sites = Calls->callsOf(FD);
+  return Sites && !Sites->empty() &&
+         llvm::all_of(*Sites,
+                      [&](const Stmt *Call) { return isOnCpuBranch(Call, Ctx); });
+}
+
 void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
   const SourceManager &SM = *Result.SourceManager;
@@ -1843,7 +1954,7 @@ void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     Analysis =
         std::make_unique<SyncAnalysis>(Ctx, SM, getLangOpts(), MaxCallDepth);
   WalkResult R = Analysis->walkLoop(Loop);
-  if (R.HasTrainingLoop || R.Sites.empty())
+  if (R.HasTrainingLoop || R.Sites.empty() || runsOnlyOnCpu(Loop, Ctx))
     return;
   unsigned LoopLine = SM.getExpansionLineNumber(Loop->getBeginLoc());
   const bool InInstantiation =

@@ -12,6 +12,9 @@
 namespace clang::tidy::torch {
 
 class SyncAnalysis;
+namespace utils {
+class RunFrequency;
+} // namespace utils
 
 /// Finds calls that make the host wait for the device (item(), cpu(),
 /// to(kCPU), nonzero(), printing a tensor, torch::cuda::synchronize(), ...)
@@ -35,6 +38,7 @@ public:
 private:
   bool projectNeverSelectsCuda() const;
   bool mayRunOnDevice(ASTContext &Ctx, const SourceManager &SM);
+  bool runsOnlyOnCpu(const Stmt *Loop, ASTContext &Ctx);
 
   const unsigned MaxCallDepth;
   const bool CheckCpuOnlyCode;
@@ -49,6 +53,8 @@ private:
   /// Per translation unit: function summaries, and the sites already
   /// reported (a template's loop is seen once per instantiation).
   std::unique_ptr<SyncAnalysis> Analysis;
+  /// Per translation unit: the calls of each function, to see where they run.
+  std::unique_ptr<utils::RunFrequency> Calls;
   llvm::DenseSet<unsigned> Reported;
 };
 

@@ -81,6 +81,35 @@ T trainTemplate(ModelT &model, OptimizerT &optimizer,
   }
   return last;
 }
+
+// A trainer that dispatches on its device: the CPU variant's syncs wait for
+// nothing; the other's are reported.
+class Fitter {
+public:
+  explicit Fitter(torch::Device device) : device_(device) {}
+  float fit(Net &model, const torch::Tensor &input, int steps) {
+    if (device_.type() == torch::kCPU)
+      return fitOnCpu(model, input, steps);
+    return fitOnDevice(model, input, steps);
+  }
+
+private:
+  float fitOnCpu(Net &model, const torch::Tensor &input, int steps) {
+    float last = 0;
+    for (int step = 0; step < steps; ++step)
+      last = model->forward(input).sum().item<float>();
+    return last;
+  }
+  float fitOnDevice(Net &model, const torch::Tensor &input, int steps) {
+    float last = 0;
+    for (int step = 0; step < steps; ++step)
+      last = model->forward(input).sum().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:42: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]
+    // CHECK-MESSAGES-GENERIC: :[[@LINE-2]]:42: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]
+    return last;
+  }
+  torch::Device device_;
+};
 #endif // OPTIMIZER_ONLY
 
 #ifndef GENERIC_ONLY

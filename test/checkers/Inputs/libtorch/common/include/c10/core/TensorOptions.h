@@ -31,6 +31,10 @@ struct Device {
       : Type(Type), Index(Index) {}
   /* implicit */ Device(const std::string &DeviceString);
   bool is_cuda() const { return Type == DeviceType::CUDA; }
+  bool is_cpu() const { return Type == DeviceType::CPU; }
+  DeviceType type() const { return Type; }
+  bool operator==(const Device &Other) const { return Type == Other.Type; }
+  bool operator!=(const Device &Other) const { return Type != Other.Type; }
   DeviceType Type;
   int8_t Index;
 };
