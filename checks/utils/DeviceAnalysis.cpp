@@ -91,11 +91,19 @@ bool isTorchFunction(const FunctionDecl *FD,
 }
 
 /// A member of the loop variable of a range-for over a data loader:
-/// `batch.data`, `batch.target`. Data loaders yield host tensors.
+/// `batch.data`, `batch.target`, also a field of a target the project
+/// defines (`batch.target.captions`). Data loaders yield host tensors.
 bool isDataLoaderBatch(const Expr *E) {
   const auto *ME = dyn_cast<MemberExpr>(ignoreWrappers(E));
   if (!ME)
     return false;
+  // Fields of fields, held by value (no pointer to follow elsewhere).
+  while (const auto *Inner =
+             dyn_cast<MemberExpr>(ME->getBase()->IgnoreParenImpCasts())) {
+    if (ME->isArrow() || !isa<FieldDecl>(ME->getMemberDecl()))
+      return false;
+    ME = Inner;
+  }
   const auto *Ref = dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts());
   const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
   if (!VD || !VD->isLocalVarDecl())

@@ -22,6 +22,33 @@ void positiveDataLoaderBatches(torch::Device device) {
   }
 }
 
+// A target type of the project's own: its tensor fields come from the
+// loader's batch like batch.target itself.
+struct Captions {
+  Tensor tokens;
+  Tensor lengths;
+};
+
+void positiveLoaderTargetFields(
+    torch::data::StatelessDataLoader<torch::data::Example<Tensor, Captions>>
+        &Loader,
+    torch::Device device) {
+  for (auto &batch : Loader) {
+    auto tokens = batch.target.tokens.index({0}).to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:50: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-2]]; pin the source and copy with non_blocking=true so the copy overlaps with the computation [torch-blocking-host-to-device-copy]
+    // CHECK-FIXES: {{^}}    auto tokens = (device.is_cuda() ? batch.target.tokens.index({0}).pin_memory() : batch.target.tokens.index({0})).to(device, /*non_blocking=*/true);{{$}}
+    step(tokens, batch.target.lengths);
+  }
+}
+
+// The same fields of values that are no loader's batch: their device is
+// not known here.
+void negativeTargetFieldsElsewhere(const std::vector<Captions> &All,
+                                   torch::Device device) {
+  for (const auto &C : All)
+    step(C.tokens.to(device), C.lengths);
+}
+
 void positiveCudaAndHostBuffers(const std::vector<float *> &Frames,
                                 const std::vector<Tensor> &Results) {
   for (size_t I = 0; I < Frames.size(); ++I) {

@@ -41,6 +41,37 @@ void run(torch::nn::Linear &model, torch::Device device) {
   train(*loader, model, device);
 }
 
+// A data set of the project's own whose batches carry a target type of its
+// own: the target's tensor fields are host data like batch.target itself.
+struct Captions {
+  torch::Tensor tokens;
+  torch::Tensor lengths;
+};
+using CaptionBatch = torch::data::Example<torch::Tensor, Captions>;
+
+class CaptionData
+    : public torch::data::datasets::BatchDataset<CaptionData, CaptionBatch> {
+public:
+  CaptionBatch get_batch(c10::ArrayRef<size_t> indices) override {
+    auto n = static_cast<int64_t>(indices.size());
+    return {torch::zeros({n, 4}),
+            {torch::zeros({n, 6}, torch::kLong),
+             torch::full({n}, 6, torch::kLong)}};
+  }
+  c10::optional<size_t> size() const override { return 8; }
+};
+
+void trainCaptions(torch::nn::Linear &model, torch::Device device) {
+  auto loader = torch::data::make_data_loader(
+      CaptionData(), torch::data::DataLoaderOptions(4));
+  for (auto &batch : *loader) {
+    auto tokens = batch.target.tokens.index({torch::indexing::Slice(), 0}).to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:76: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-2]]
+    // CHECK-FIXES: {{^}}    auto tokens = (device.is_cuda() ? batch.target.tokens.index({torch::indexing::Slice(), 0}).pin_memory() : batch.target.tokens.index({torch::indexing::Slice(), 0})).to(device, /*non_blocking=*/true);{{$}}
+    model(tokens.to(torch::kFloat));
+  }
+}
+
 // The project's own loaders: a buffer wrapped and cloned, a collate function
 // that stacks them.
 torch::Tensor loadSample(std::vector<float> &buffer) {
