@@ -112,20 +112,6 @@ bool returnsHostData(const FunctionDecl *FD, utils::DeviceAnalysis &Devices,
   return true;
 }
 
-/// The elements of a list written in place (`{a, b}`), through the
-/// constructors of TensorList and std::vector; null for anything else.
-const InitListExpr *writtenTensorList(const Expr *E) {
-  E = ignoreWrappers(E);
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-      Construct && Construct->getNumArgs() > 0 &&
-      llvm::all_of(llvm::drop_begin(Construct->arguments()),
-                   [](const Expr *A) { return isa<CXXDefaultArgExpr>(A); }))
-    E = ignoreWrappers(Construct->getArg(0));
-  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
-    E = ignoreWrappers(List->getSubExpr());
-  return dyn_cast<InitListExpr>(E);
-}
-
 /// `torch::stack(items)` / `torch::cat(items)` of a local vector filled
 /// with host tensors only, or of a list of host tensors written in place.
 bool stacksHostData(const CallExpr *CE, utils::DeviceAnalysis &Devices,
@@ -133,7 +119,7 @@ bool stacksHostData(const CallExpr *CE, utils::DeviceAnalysis &Devices,
   if (!utils::isTorchFunction(CE->getDirectCallee(), {"stack", "cat"}) ||
       CE->getNumArgs() == 0)
     return false;
-  if (const InitListExpr *List = writtenTensorList(CE->getArg(0)))
+  if (const InitListExpr *List = utils::writtenTensorList(CE->getArg(0)))
     return List->getNumInits() > 0 &&
            llvm::all_of(List->inits(), [&](const Expr *Item) {
              return isHostData(Item, Devices, Ctx, Depth + 1);

@@ -760,20 +760,6 @@ bool holdsTensors(QualType T) {
       .contains("at::Tensor");
 }
 
-/// The elements of a tensor list written in place (`{a, b}`), or null.
-const InitListExpr *writtenList(const Expr *E) {
-  E = ignoreWrappers(E);
-  // std::vector's constructor from a list takes a defaulted allocator too.
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
-      Construct && Construct->getNumArgs() > 0 &&
-      llvm::all_of(llvm::drop_begin(Construct->arguments()),
-                   [](const Expr *A) { return isa<CXXDefaultArgExpr>(A); }))
-    E = ignoreWrappers(Construct->getArg(0));
-  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
-    E = ignoreWrappers(List->getSubExpr());
-  return dyn_cast<InitListExpr>(E);
-}
-
 /// `.to(dtype)` in any of its forms: the device stays.
 bool isDtypeTo(const CXXMethodDecl *M) {
   if (M->getName() != "to" || M->getNumParams() == 0)
@@ -864,7 +850,7 @@ bool HostMadeFinder::ofOperands(llvm::ArrayRef<const Expr *> Args,
     }
     if (!holdsTensors(Inner->getType()))
       continue; // a scalar, sizes, a dtype
-    const InitListExpr *List = writtenList(Inner);
+    const InitListExpr *List = utils::writtenTensorList(Inner);
     if (!List)
       return false;
     for (const Expr *Element : List->inits()) {

@@ -50,6 +50,19 @@ const Expr *ignoreWrappers(const Expr *E) {
   return E;
 }
 
+const InitListExpr *writtenTensorList(const Expr *E) {
+  E = ignoreWrappers(E);
+  // std::vector's constructor from a list takes a defaulted allocator too.
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+      Construct && Construct->getNumArgs() > 0 &&
+      llvm::all_of(llvm::drop_begin(Construct->arguments()),
+                   [](const Expr *A) { return isa<CXXDefaultArgExpr>(A); }))
+    E = ignoreWrappers(Construct->getArg(0));
+  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
+    E = ignoreWrappers(List->getSubExpr());
+  return dyn_cast<InitListExpr>(E);
+}
+
 bool isTensorRecord(const CXXRecordDecl *RD) {
   if (!RD || !RD->getIdentifier())
     return false;

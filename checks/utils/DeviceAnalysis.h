@@ -30,6 +30,9 @@ const Expr *ignoreTemporaries(const Expr *E);
 /// ignoreTemporaries(), and also the converting (single-argument)
 /// constructors around \p E.
 const Expr *ignoreWrappers(const Expr *E);
+/// The elements of a tensor list written in place (`{a, b}`), through the
+/// constructors of TensorList and std::vector; null for anything else.
+const InitListExpr *writtenTensorList(const Expr *E);
 bool isTensorRecord(const CXXRecordDecl *RD);
 /// at::Tensor or at::TensorBase, through references and typedefs.
 bool isTensorType(QualType T);
