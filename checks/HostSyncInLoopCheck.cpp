@@ -481,26 +481,14 @@ bool isBoolTensor(const Expr *E, ASTContext &Ctx, unsigned Depth = 0) {
            isBoolTensor(VD->getInit(), Ctx, Depth + 1);
   }
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
-    switch (OC->getOperator()) {
-    case OO_Less:
-    case OO_Greater:
-    case OO_LessEqual:
-    case OO_GreaterEqual:
-    case OO_EqualEqual:
-    case OO_ExclaimEqual:
+    if (utils::isComparisonOperator(OC->getOperator()))
       return true;
-    case OO_Amp:
-    case OO_Pipe:
-    case OO_Caret:
-    case OO_Tilde:
-    case OO_Exclaim:
-      return llvm::all_of(OC->arguments(), [&](const Expr *A) {
-        return !isTensorType(ignoreWrappers(A)->getType()) ||
-               isBoolTensor(A, Ctx, Depth + 1);
-      });
-    default:
+    if (!utils::isBitwiseOrLogicalOperator(OC->getOperator()))
       return false;
-    }
+    return llvm::all_of(OC->arguments(), [&](const Expr *A) {
+      return !isTensorType(ignoreWrappers(A)->getType()) ||
+             isBoolTensor(A, Ctx, Depth + 1);
+    });
   }
   const auto *CE = dyn_cast<CallExpr>(E);
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
@@ -1023,6 +1011,10 @@ std::optional<UseKind> useAsObject(const MemberExpr *ME) {
 std::optional<UseKind> useInOperatorCall(const CXXOperatorCallExpr *OC,
                                          const Stmt *Cur) {
   bool IsFirst = OC->getNumArgs() > 0 && OC->getArg(0) == Cur;
+  // Arithmetic and comparisons compute a new value: its use decides.
+  if (utils::isArithmeticOperator(OC->getOperator()) ||
+      utils::isComparisonOperator(OC->getOperator()))
+    return std::nullopt;
   switch (OC->getOperator()) {
   case OO_LessLess:
     if (IsFirst || !isOstreamType(OC->getArg(0)->getType()))
@@ -1034,17 +1026,6 @@ std::optional<UseKind> useInOperatorCall(const CXXOperatorCallExpr *OC,
   case OO_PlusEqual:
   case OO_MinusEqual:
     return IsFirst ? UseKind::Other : UseKind::Accumulate;
-  case OO_Plus:
-  case OO_Minus:
-  case OO_Star:
-  case OO_Slash:
-  case OO_Less:
-  case OO_Greater:
-  case OO_LessEqual:
-  case OO_GreaterEqual:
-  case OO_EqualEqual:
-  case OO_ExclaimEqual:
-    return std::nullopt;
   default:
     return UseKind::Other;
   }

@@ -725,27 +725,8 @@ bool keepsDevice(llvm::StringRef Name) {
 
 /// Overloaded operators that compute elementwise or index.
 bool isValueOperator(OverloadedOperatorKind Op) {
-  switch (Op) {
-  case OO_Plus:
-  case OO_Minus:
-  case OO_Star:
-  case OO_Slash:
-  case OO_Less:
-  case OO_Greater:
-  case OO_LessEqual:
-  case OO_GreaterEqual:
-  case OO_EqualEqual:
-  case OO_ExclaimEqual:
-  case OO_Amp:
-  case OO_Pipe:
-  case OO_Caret:
-  case OO_Tilde:
-  case OO_Exclaim:
-  case OO_Subscript:
-    return true;
-  default:
-    return false;
-  }
+  return utils::isArithmeticOperator(Op) || utils::isComparisonOperator(Op) ||
+         utils::isBitwiseOrLogicalOperator(Op) || Op == OO_Subscript;
 }
 
 bool isCompoundAssignment(OverloadedOperatorKind Op) {

@@ -33,6 +33,12 @@ const Expr *ignoreWrappers(const Expr *E);
 /// The elements of a tensor list written in place (`{a, b}`), through the
 /// constructors of TensorList and std::vector; null for anything else.
 const InitListExpr *writtenTensorList(const Expr *E);
+/// `<`, `>`, `<=`, `>=`, `==`, `!=`.
+bool isComparisonOperator(OverloadedOperatorKind Op);
+/// `+`, `-`, `*`, `/`.
+bool isArithmeticOperator(OverloadedOperatorKind Op);
+/// `&`, `|`, `^`, `~`, `!`.
+bool isBitwiseOrLogicalOperator(OverloadedOperatorKind Op);
 bool isTensorRecord(const CXXRecordDecl *RD);
 /// at::Tensor or at::TensorBase, through references and typedefs.
 bool isTensorType(QualType T);
