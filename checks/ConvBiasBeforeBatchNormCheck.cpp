@@ -1717,20 +1717,6 @@ struct Finding {
   std::vector<Note> Notes;
 };
 
-/// The function whose body or constructor initializers hold \p E.
-const FunctionDecl *enclosingFunction(const Expr *E, ASTContext &Ctx) {
-  DynTypedNode N = DynTypedNode::create(*E);
-  for (unsigned Depth = 0; Depth < 256; ++Depth) {
-    DynTypedNodeList Parents = Ctx.getParents(N);
-    if (Parents.empty())
-      return nullptr;
-    N = Parents[0];
-    if (const auto *FD = N.get<FunctionDecl>())
-      return FD;
-  }
-  return nullptr;
-}
-
 /// \p E without a leading `!`.
 const Expr *withoutNot(const Expr *E) {
   if (const auto *Not = dyn_cast<UnaryOperator>(E);
@@ -2004,7 +1990,7 @@ std::string FindingBuilder::negatedFlag(const Expr *Flag, const Expr *At,
     Why = "the condition '" + Text + "' has side effects";
     return "";
   }
-  const FunctionDecl *Fn = enclosingFunction(At, Ctx);
+  const FunctionDecl *Fn = utils::enclosingFunction(At, Ctx);
   if (const auto *Field = dyn_cast<MemberExpr>(withoutNot(Bare)))
     return negatedFieldFlag(Bare, Field, Fn, Why);
   auto Refs = match(findAll(expr(anyOf(declRefExpr().bind("ref"),

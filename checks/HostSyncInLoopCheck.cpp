@@ -1851,20 +1851,6 @@ bool isOnCpuBranch(const Stmt *S, ASTContext &Ctx) {
   return false;
 }
 
-/// The function that holds \p S.
-const FunctionDecl *functionOf(const Stmt *S, ASTContext &Ctx) {
-  DynTypedNode Cur = DynTypedNode::create(*S);
-  for (unsigned Steps = 0; Steps < 512; ++Steps) {
-    DynTypedNodeList Parents = Ctx.getParents(Cur);
-    if (Parents.empty())
-      return nullptr;
-    if (const auto *FD = Parents[0].get<FunctionDecl>())
-      return FD;
-    Cur = Parents[0];
-  }
-  return nullptr;
-}
-
 /// How a message names the function called at \p Call: 'f', or for a
 /// lambda, lambda 'name' when it was stored in a variable.
 std::string calleeName(const Expr *Call, const FunctionDecl *FD) {
@@ -1909,7 +1895,7 @@ bool HostSyncInLoopCheck::mayRunOnDevice(ASTContext &Ctx,
 /// of a device test (`if (device_ == kCPU) fitOnCpu(); else ...`) runs on
 /// the CPU, where a sync waits for nothing.
 bool HostSyncInLoopCheck::runsOnlyOnCpu(const Stmt *Loop, ASTContext &Ctx) {
-  const FunctionDecl *FD = functionOf(Loop, Ctx);
+  const FunctionDecl *FD = utils::enclosingFunction(Loop, Ctx);
   if (!FD)
     return false;
   if (!Calls)

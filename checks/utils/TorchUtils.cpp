@@ -154,6 +154,19 @@ statementInBlock(const Stmt *S, ASTContext &Ctx) {
   return {nullptr, nullptr};
 }
 
+const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNode Cur = DynTypedNode::create(*S);
+  for (unsigned Steps = 0; Steps < 512; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Cur);
+    if (Parents.empty())
+      return nullptr;
+    if (const auto *FD = Parents[0].get<FunctionDecl>())
+      return FD;
+    Cur = Parents[0];
+  }
+  return nullptr;
+}
+
 const Stmt *enclosingFunctionBody(const VarDecl *VD) {
   const auto *FD =
       dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());

@@ -87,6 +87,9 @@ std::pair<const Stmt *, const CompoundStmt *> statementInBlock(const Stmt *S,
 /// The body of the function a local variable is declared in, or null.
 const Stmt *enclosingFunctionBody(const VarDecl *VD);
 
+/// The function whose body or constructor initializers hold \p S, or null.
+const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx);
+
 /// The value of a bool expression when the code proves it: a constant, or a
 /// local variable initialized with one and never changed.
 std::optional<bool> provableBool(const Expr *E, ASTContext &Ctx);
