@@ -17,13 +17,5 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(libopencv-dev libboost-log-dev libboost-mpi-dev mpi-default-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup-deps: installing ${missing[*]}"
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
-echo "setup-deps: all packages present"
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/apt-install-missing.sh"
+install_missing setup-deps --no-install-recommends -- "${packages[@]}"

@@ -16,16 +16,8 @@ packages=(
   # The verifier runs snippets in a bubblewrap sandbox.
   bubblewrap
 )
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}"
-  apt-get update -qq
-  apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
-echo "setup: all packages present"
+source "$(dirname "${BASH_SOURCE[0]}")/apt-install-missing.sh"
+install_missing setup -- "${packages[@]}"
 
 # Real LibTorch 2.6 headers for the integration tests, next to Debian's 1.13:
 # Debian trixie's libtorch-dev unpacked into the checkout, nothing installed.
