@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockingHostToDeviceCopyCheck.h"
+#include "TorchTidyModule.h"
 #include "HostTensorToDeviceCheck.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/FindingPayload.h"
@@ -502,5 +503,7 @@ void BlockingHostToDeviceCopyCheck::check(
       Lexer::getLocForEndOfToken(Copy->getArg(0)->getEndLoc(), 0, SM, LO),
       ", /*non_blocking=*/true");
 }
+
+TORCH_TIDY_CHECK_FACTORY(BlockingHostToDeviceCopyCheck)
 
 } // namespace clang::tidy::torch

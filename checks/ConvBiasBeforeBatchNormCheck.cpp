@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConvBiasBeforeBatchNormCheck.h"
+#include "TorchTidyModule.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/FindingPayload.h"
 #include "utils/TorchUtils.h"
@@ -2137,5 +2138,7 @@ void ConvBiasBeforeBatchNormCheck::onEndOfTranslationUnit() {
       diag(N.Loc, N.Format, DiagnosticIDs::Note) << N.Arg;
   }
 }
+
+TORCH_TIDY_CHECK_FACTORY(ConvBiasBeforeBatchNormCheck)
 
 } // namespace clang::tidy::torch

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DebugApiEnabledCheck.h"
+#include "TorchTidyModule.h"
 #include "utils/FindingPayload.h"
 #include "utils/TorchUtils.h"
 #include "clang/AST/ASTContext.h"
@@ -539,5 +540,7 @@ void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
          DiagnosticIDs::Remark);
   }
 }
+
+TORCH_TIDY_CHECK_FACTORY(DebugApiEnabledCheck)
 
 } // namespace clang::tidy::torch

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HostSyncInLoopCheck.h"
+#include "TorchTidyModule.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/FindingPayload.h"
 #include "utils/RunFrequency.h"
@@ -1967,5 +1968,7 @@ void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     noteFirstCopy();
   }
 }
+
+TORCH_TIDY_CHECK_FACTORY(HostSyncInLoopCheck)
 
 } // namespace clang::tidy::torch

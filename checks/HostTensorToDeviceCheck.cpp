@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HostTensorToDeviceCheck.h"
+#include "TorchTidyModule.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/FindingPayload.h"
 #include "utils/TorchUtils.h"
@@ -1394,5 +1395,7 @@ void HostTensorToDeviceCheck::checkDeviceTensor(const CallExpr *Call,
          "host vector and make one tensor on the device after the loop",
          DiagnosticIDs::Note);
 }
+
+TORCH_TIDY_CHECK_FACTORY(HostTensorToDeviceCheck)
 
 } // namespace clang::tidy::torch

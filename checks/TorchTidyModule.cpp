@@ -1,25 +1,17 @@
 //===--- TorchTidyModule.cpp - libtorch-tidy ------------------------------===//
 
 #include "TorchTidyModule.h"
-#include "BlockingHostToDeviceCopyCheck.h"
-#include "ConvBiasBeforeBatchNormCheck.h"
-#include "DebugApiEnabledCheck.h"
-#include "HostSyncInLoopCheck.h"
-#include "HostTensorToDeviceCheck.h"
-#include "ZeroGradCheck.h"
 
 namespace clang::tidy::torch {
 
+// Each check's source defines its factory with TORCH_TIDY_CHECK_FACTORY.
+#define TORCH_CHECK(NAME, CLASS, ...)                                          \
+  void add##CLASS(ClangTidyCheckFactories &Factories, llvm::StringRef Name);
+#include "CheckTable.def"
+
 void TorchModule::addCheckFactories(ClangTidyCheckFactories &CheckFactories) {
-  CheckFactories.registerCheck<BlockingHostToDeviceCopyCheck>(
-      "torch-blocking-host-to-device-copy");
-  CheckFactories.registerCheck<ConvBiasBeforeBatchNormCheck>(
-      "torch-conv-bias-before-batchnorm");
-  CheckFactories.registerCheck<DebugApiEnabledCheck>("torch-debug-api-enabled");
-  CheckFactories.registerCheck<HostSyncInLoopCheck>("torch-host-sync-in-loop");
-  CheckFactories.registerCheck<HostTensorToDeviceCheck>(
-      "torch-host-tensor-to-device");
-  CheckFactories.registerCheck<ZeroGradCheck>("torch-zero-grad");
+#define TORCH_CHECK(NAME, CLASS, ...) add##CLASS(CheckFactories, NAME);
+#include "CheckTable.def"
 }
 
 } // namespace clang::tidy::torch

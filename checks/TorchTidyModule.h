@@ -23,6 +23,13 @@ inline constexpr const char *ModuleName = "torch-module";
 inline constexpr const char *ModuleDescription =
     "Adds LibTorch performance checks (torch-*).";
 
+/// Defines the factory through which TorchModule registers \p CLASS under
+/// its name in CheckTable.def; every check's source ends with it.
+#define TORCH_TIDY_CHECK_FACTORY(CLASS)                                        \
+  void add##CLASS(ClangTidyCheckFactories &Factories, llvm::StringRef Name) { \
+    Factories.registerCheck<CLASS>(Name);                                      \
+  }
+
 } // namespace clang::tidy::torch
 
 #endif // LIBTORCH_TIDY_CHECKS_TORCHTIDYMODULE_H

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ZeroGradCheck.h"
+#include "TorchTidyModule.h"
 #include "utils/FindingPayload.h"
 #include "utils/TorchUtils.h"
 #include "clang/AST/ASTContext.h"
@@ -461,5 +462,7 @@ void ZeroGradCheck::checkManualZero(const CXXMemberCallExpr *ZeroCall,
   Diag << FixItHint::CreateReplacement(
       CharSourceRange::getTokenRange(ZeroCall->getExprLoc()), "reset");
 }
+
+TORCH_TIDY_CHECK_FACTORY(ZeroGradCheck)
 
 } // namespace clang::tidy::torch

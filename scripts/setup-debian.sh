@@ -13,6 +13,8 @@ packages=(
   clang-tidy-14
   # The pre-commit hook is tested with the real tool.
   pre-commit git
+  # Unit tests of the pure functions.
+  libgtest-dev
   # The verifier runs snippets in a bubblewrap sandbox.
   bubblewrap
 )
