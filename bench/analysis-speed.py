@@ -92,7 +92,7 @@ def main():
     args = ap.parse_args()
 
     tidy = os.path.join(args.build, "driver", "libtorch-tidy")
-    plugin = os.path.join(args.build, "driver", "LibTorchTidyModule.so")
+    plugin = os.path.join(args.build, "plugin", "LibTorchTidyModule.so")
     clang = shutil.which("clang++-19") or sys.exit("clang++-19 not found")
     stock = shutil.which("clang-tidy-19") or sys.exit("clang-tidy-19 not found")
     for p in (tidy, plugin):

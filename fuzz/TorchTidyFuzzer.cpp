@@ -35,8 +35,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FindingsExport.h"
-#include "SarifExport.h"
+#include "export/FindingsExport.h"
+#include "export/SarifExport.h"
 #include "TorchTidyModule.h"
 #include "utils/FindingPayload.h"
 #include "clang-tidy/ClangTidy.h"

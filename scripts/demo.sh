@@ -13,7 +13,7 @@ cmake -S "$work/examples" -B "$work/build" -G Ninja \
   -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 
 echo "== findings (clang-tidy-19 with the plugin) =="
-clang-tidy-19 --load="$build/driver/LibTorchTidyModule.so" --checks='-*,torch-*' \
+clang-tidy-19 --load="$build/plugin/LibTorchTidyModule.so" --checks='-*,torch-*' \
   -p "$work/build" "$work/examples/train_cifar_like.cpp" 2>/dev/null
 
 echo "== applying the fix-its (libtorch-tidy --fix) =="

@@ -14,13 +14,16 @@
 #   FUZZ_TIME=300 DRIVER_RUNS=100 bash scripts/fuzz.sh    # a quick one (DRIVER_RUNS=0: no driver)
 #   bash scripts/fuzz.sh --replay FILE...     # one input through the fuzzer, verbose
 #
-# Environment: FUZZ_BUILD_DIR (/tmp/build-fuzz), FUZZ_WORK (/tmp/fuzz-work),
+# Environment: FUZZ_BUILD_DIR (/tmp/build-fuzz; its libraries are
+# instrumented), FUZZ_DRIVER_BUILD_DIR (/tmp/build-fuzz-driver, a plain
+# build for the driver as shipped), FUZZ_WORK (/tmp/fuzz-work),
 # FUZZ_TIME (2400 s of wall time), FUZZ_TIMEOUT (20 s: a hang),
 # FUZZ_RSS_MB (4096), DRIVER_RUNS (1500), DRIVER_TIME (1200 s), JOBS (2, for
 # the build), FUZZ_SEED (libFuzzer's -seed; 0: random).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FUZZ_BUILD_DIR:-/tmp/build-fuzz}
+driver_build=${FUZZ_DRIVER_BUILD_DIR:-/tmp/build-fuzz-driver}
 work=${FUZZ_WORK:-/tmp/fuzz-work}
 max_time=${FUZZ_TIME:-2400}
 timeout=${FUZZ_TIMEOUT:-20}
@@ -44,7 +47,7 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 nice -n 10 cmake --build "$build" -j "${JOBS:-2}" --target torch-tidy-fuzzer
 fuzzer=$build/fuzz/torch-tidy-fuzzer
-driver=$build/driver/libtorch-tidy
+driver=$driver_build/driver/libtorch-tidy
 
 # A snapshot of the mock headers (edits of the tests during a run must not
 # invalidate the PCHs), one PCH per mock version, and the seed corpus: the
@@ -115,7 +118,14 @@ echo "fuzz.sh: last status: $last"
 # 2. The real driver, as shipped (not instrumented), with the same PCHs.
 driver_rc=0
 if [ "$driver_runs" -gt 0 ]; then
-  nice -n 10 cmake --build "$build" -j "${JOBS:-2}" --target libtorch-tidy
+  # A fuzz build instruments the driver's libraries: the driver as shipped
+  # comes from a plain build of its own.
+  if [ ! -f "$driver_build/build.ninja" ]; then
+    cmake -S "$root" -B "$driver_build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CXX_COMPILER=clang++-19 -DLIBTORCH_TIDY_BUILD_RUNTIME=OFF \
+      -DLIBTORCH_TIDY_BUILD_TESTS=OFF >/dev/null
+  fi
+  nice -n 10 cmake --build "$driver_build" -j "${JOBS:-2}" --target libtorch-tidy
   echo "fuzz.sh: the driver, up to $driver_runs mutated inputs or $driver_time s"
   set +e
   nice -n 10 python3 "$root/fuzz/mutate_driver.py" --driver "$driver" \

@@ -1,10 +1,10 @@
 //===--- AnalysisCache.cpp - libtorch-tidy --------------------------------===//
 
-#include "AnalysisCache.h"
-#include "AutoPch.h"
-#include "CacheTrim.h"
-#include "FindingsExport.h"
-#include "TempFiles.h"
+#include "cache/AnalysisCache.h"
+#include "cache/AutoPch.h"
+#include "cache/CacheTrim.h"
+#include "export/FindingsExport.h"
+#include "support/TempFiles.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"

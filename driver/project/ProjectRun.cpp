@@ -1,9 +1,9 @@
 //===--- ProjectRun.cpp - libtorch-tidy -----------------------------------===//
 
-#include "ProjectRun.h"
-#include "CudaScan.h"
-#include "FindingsExport.h"
-#include "TempFiles.h"
+#include "project/ProjectRun.h"
+#include "project/CudaScan.h"
+#include "export/FindingsExport.h"
+#include "support/TempFiles.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"

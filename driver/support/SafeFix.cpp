@@ -1,8 +1,8 @@
 //===--- SafeFix.cpp - libtorch-tidy --------------------------------------===//
 
-#include "SafeFix.h"
-#include "InputCheck.h"
-#include "TempFiles.h"
+#include "support/SafeFix.h"
+#include "cli/InputCheck.h"
+#include "support/TempFiles.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Rewrite/Core/Rewriter.h"
 #include "llvm/ADT/ScopeExit.h"

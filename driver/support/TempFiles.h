@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIBTORCH_TIDY_DRIVER_TEMPFILES_H
-#define LIBTORCH_TIDY_DRIVER_TEMPFILES_H
+#ifndef LIBTORCH_TIDY_DRIVER_SUPPORT_TEMPFILES_H
+#define LIBTORCH_TIDY_DRIVER_SUPPORT_TEMPFILES_H
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -34,4 +34,4 @@ unsigned removeStaleRunDirectories();
 
 } // namespace clang::tidy::torch
 
-#endif // LIBTORCH_TIDY_DRIVER_TEMPFILES_H
+#endif // LIBTORCH_TIDY_DRIVER_SUPPORT_TEMPFILES_H

@@ -1,6 +1,6 @@
 //===--- FindingsExport.cpp - libtorch-tidy -------------------------------===//
 
-#include "FindingsExport.h"
+#include "export/FindingsExport.h"
 #include "utils/FindingPayload.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/DiagnosticsYaml.h"

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIBTORCH_TIDY_DRIVER_PROJECTRUN_H
-#define LIBTORCH_TIDY_DRIVER_PROJECTRUN_H
+#ifndef LIBTORCH_TIDY_DRIVER_PROJECT_PROJECTRUN_H
+#define LIBTORCH_TIDY_DRIVER_PROJECT_PROJECTRUN_H
 
 #include <string>
 #include <vector>
@@ -33,4 +33,4 @@ int runProject(const ProjectOptions &O);
 
 } // namespace clang::tidy::torch
 
-#endif // LIBTORCH_TIDY_DRIVER_PROJECTRUN_H
+#endif // LIBTORCH_TIDY_DRIVER_PROJECT_PROJECTRUN_H

@@ -1,8 +1,8 @@
 //===--- AutoPch.cpp - libtorch-tidy --------------------------------------===//
 
-#include "AutoPch.h"
-#include "FindingsExport.h"
-#include "TempFiles.h"
+#include "cache/AutoPch.h"
+#include "export/FindingsExport.h"
+#include "support/TempFiles.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticLex.h"
 #include "clang/Frontend/FrontendActions.h"

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIBTORCH_TIDY_DRIVER_CACHETRIM_H
-#define LIBTORCH_TIDY_DRIVER_CACHETRIM_H
+#ifndef LIBTORCH_TIDY_DRIVER_CACHE_CACHETRIM_H
+#define LIBTORCH_TIDY_DRIVER_CACHE_CACHETRIM_H
 
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
@@ -48,4 +48,4 @@ TrimSummary trimCache(llvm::StringRef Dir, uint64_t MaxBytes,
 
 } // namespace clang::tidy::torch
 
-#endif // LIBTORCH_TIDY_DRIVER_CACHETRIM_H
+#endif // LIBTORCH_TIDY_DRIVER_CACHE_CACHETRIM_H

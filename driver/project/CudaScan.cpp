@@ -1,6 +1,6 @@
 //===--- CudaScan.cpp - libtorch-tidy -------------------------------------===//
 
-#include "CudaScan.h"
+#include "project/CudaScan.h"
 #include "clang/Basic/LangOptions.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallString.h"

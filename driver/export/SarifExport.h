@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIBTORCH_TIDY_DRIVER_SARIFEXPORT_H
-#define LIBTORCH_TIDY_DRIVER_SARIFEXPORT_H
+#ifndef LIBTORCH_TIDY_DRIVER_EXPORT_SARIFEXPORT_H
+#define LIBTORCH_TIDY_DRIVER_EXPORT_SARIFEXPORT_H
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -27,4 +27,4 @@ std::string exportSarif(llvm::StringRef FixesYaml, llvm::StringRef Output,
 
 } // namespace clang::tidy::torch
 
-#endif // LIBTORCH_TIDY_DRIVER_SARIFEXPORT_H
+#endif // LIBTORCH_TIDY_DRIVER_EXPORT_SARIFEXPORT_H

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIBTORCH_TIDY_DRIVER_CUDASCAN_H
-#define LIBTORCH_TIDY_DRIVER_CUDASCAN_H
+#ifndef LIBTORCH_TIDY_DRIVER_PROJECT_CUDASCAN_H
+#define LIBTORCH_TIDY_DRIVER_PROJECT_CUDASCAN_H
 
 #include "llvm/ADT/StringRef.h"
 #include <optional>
@@ -30,4 +30,4 @@ std::optional<bool> projectSelectsCuda(const std::vector<std::string> &Files);
 
 } // namespace clang::tidy::torch
 
-#endif // LIBTORCH_TIDY_DRIVER_CUDASCAN_H
+#endif // LIBTORCH_TIDY_DRIVER_PROJECT_CUDASCAN_H

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIBTORCH_TIDY_DRIVER_FINDINGSEXPORT_H
-#define LIBTORCH_TIDY_DRIVER_FINDINGSEXPORT_H
+#ifndef LIBTORCH_TIDY_DRIVER_EXPORT_FINDINGSEXPORT_H
+#define LIBTORCH_TIDY_DRIVER_EXPORT_FINDINGSEXPORT_H
 
 #include "clang/Tooling/Core/Diagnostic.h"
 #include "llvm/ADT/StringMap.h"
@@ -64,4 +64,4 @@ bool loadPayloads(llvm::StringRef Text);
 
 } // namespace clang::tidy::torch
 
-#endif // LIBTORCH_TIDY_DRIVER_FINDINGSEXPORT_H
+#endif // LIBTORCH_TIDY_DRIVER_EXPORT_FINDINGSEXPORT_H

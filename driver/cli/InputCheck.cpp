@@ -1,6 +1,6 @@
 //===--- InputCheck.cpp - libtorch-tidy -----------------------------------===//
 
-#include "InputCheck.h"
+#include "cli/InputCheck.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyOptions.h"
 #include "clang-tidy/GlobList.h"

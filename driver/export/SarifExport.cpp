@@ -1,7 +1,7 @@
 //===--- SarifExport.cpp - libtorch-tidy ----------------------------------===//
 
-#include "SarifExport.h"
-#include "FindingsExport.h"
+#include "export/SarifExport.h"
+#include "export/FindingsExport.h"
 #include "TorchTidyModule.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang/Tooling/Core/Replacement.h"

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIBTORCH_TIDY_DRIVER_INPUTCHECK_H
-#define LIBTORCH_TIDY_DRIVER_INPUTCHECK_H
+#ifndef LIBTORCH_TIDY_DRIVER_CLI_INPUTCHECK_H
+#define LIBTORCH_TIDY_DRIVER_CLI_INPUTCHECK_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -60,4 +60,4 @@ int inputExitCode(int RC);
 
 } // namespace clang::tidy::torch
 
-#endif // LIBTORCH_TIDY_DRIVER_INPUTCHECK_H
+#endif // LIBTORCH_TIDY_DRIVER_CLI_INPUTCHECK_H

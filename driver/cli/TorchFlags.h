@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIBTORCH_TIDY_DRIVER_TORCHFLAGS_H
-#define LIBTORCH_TIDY_DRIVER_TORCHFLAGS_H
+#ifndef LIBTORCH_TIDY_DRIVER_CLI_TORCHFLAGS_H
+#define LIBTORCH_TIDY_DRIVER_CLI_TORCHFLAGS_H
 
 #include "llvm/ADT/StringRef.h"
 #include <string>
@@ -26,4 +26,4 @@ std::vector<std::string> defaultTorchFlags(std::string &From);
 
 } // namespace clang::tidy::torch
 
-#endif // LIBTORCH_TIDY_DRIVER_TORCHFLAGS_H
+#endif // LIBTORCH_TIDY_DRIVER_CLI_TORCHFLAGS_H

@@ -1,7 +1,7 @@
 //===--- TorchFlags.cpp - libtorch-tidy -----------------------------------===//
 
-#include "TorchFlags.h"
-#include "TempFiles.h"
+#include "cli/TorchFlags.h"
+#include "support/TempFiles.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"

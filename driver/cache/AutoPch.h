@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIBTORCH_TIDY_DRIVER_AUTOPCH_H
-#define LIBTORCH_TIDY_DRIVER_AUTOPCH_H
+#ifndef LIBTORCH_TIDY_DRIVER_CACHE_AUTOPCH_H
+#define LIBTORCH_TIDY_DRIVER_CACHE_AUTOPCH_H
 
-#include "AnalysisCache.h"
+#include "cache/AnalysisCache.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
 #include <string>
@@ -60,4 +60,4 @@ std::optional<PchUse> prepareAutoPch(const SourceCommand &Cmd,
 
 } // namespace clang::tidy::torch
 
-#endif // LIBTORCH_TIDY_DRIVER_AUTOPCH_H
+#endif // LIBTORCH_TIDY_DRIVER_CACHE_AUTOPCH_H

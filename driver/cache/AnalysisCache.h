@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIBTORCH_TIDY_DRIVER_ANALYSISCACHE_H
-#define LIBTORCH_TIDY_DRIVER_ANALYSISCACHE_H
+#ifndef LIBTORCH_TIDY_DRIVER_CACHE_ANALYSISCACHE_H
+#define LIBTORCH_TIDY_DRIVER_CACHE_ANALYSISCACHE_H
 
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
@@ -67,4 +67,4 @@ inline constexpr llvm::StringLiteral ChildFlag = "--libtorch-tidy-child";
 
 } // namespace clang::tidy::torch
 
-#endif // LIBTORCH_TIDY_DRIVER_ANALYSISCACHE_H
+#endif // LIBTORCH_TIDY_DRIVER_CACHE_ANALYSISCACHE_H

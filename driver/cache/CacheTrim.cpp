@@ -1,6 +1,6 @@
 //===--- CacheTrim.cpp - libtorch-tidy ------------------------------------===//
 
-#include "CacheTrim.h"
+#include "cache/CacheTrim.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"

@@ -1,6 +1,6 @@
 //===--- TempFiles.cpp - a run's private temporary directory --------------===//
 
-#include "TempFiles.h"
+#include "support/TempFiles.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LIBTORCH_TIDY_DRIVER_SAFEFIX_H
-#define LIBTORCH_TIDY_DRIVER_SAFEFIX_H
+#ifndef LIBTORCH_TIDY_DRIVER_SUPPORT_SAFEFIX_H
+#define LIBTORCH_TIDY_DRIVER_SUPPORT_SAFEFIX_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -45,4 +45,4 @@ std::string replaceFileAtomically(llvm::StringRef Path, llvm::StringRef Text);
 
 } // namespace clang::tidy::torch
 
-#endif // LIBTORCH_TIDY_DRIVER_SAFEFIX_H
+#endif // LIBTORCH_TIDY_DRIVER_SUPPORT_SAFEFIX_H
