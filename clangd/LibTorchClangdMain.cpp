@@ -14,10 +14,11 @@
 #include <memory>
 #include <vector>
 
-namespace clang::tidy::torch {
-static ClangTidyModuleRegistry::Add<TorchModule> X(ModuleName,
-                                                   ModuleDescription);
-} // namespace clang::tidy::torch
+namespace torchtidy {
+static clang::tidy::ClangTidyModuleRegistry::Add<clang::tidy::torch::TorchModule>
+    Registration(clang::tidy::torch::ModuleName,
+                 clang::tidy::torch::ModuleDescription);
+} // namespace torchtidy
 
 namespace clang::clangd {
 

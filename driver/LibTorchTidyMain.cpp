@@ -36,10 +36,11 @@
 #include <unistd.h>
 #include <vector>
 
-namespace clang::tidy::torch {
-static ClangTidyModuleRegistry::Add<TorchModule> X(ModuleName,
-                                                   ModuleDescription);
-} // namespace clang::tidy::torch
+namespace torchtidy {
+static clang::tidy::ClangTidyModuleRegistry::Add<clang::tidy::torch::TorchModule>
+    Registration(clang::tidy::torch::ModuleName,
+                 clang::tidy::torch::ModuleDescription);
+} // namespace torchtidy
 
 namespace {
 
@@ -78,7 +79,7 @@ bool needsDefaultFlags(const std::vector<const char *> &Args) {
     }
     if (!llvm::sys::fs::is_regular_file(A))
       continue;
-    if (clang::tidy::torch::hasCompilationDatabase(A))
+    if (torchtidy::hasCompilationDatabase(A))
       return false;
     Sources = true;
   }
@@ -128,7 +129,7 @@ bool bindToParent() {
 } // namespace
 
 int main(int argc, const char **argv) {
-  namespace torch = clang::tidy::torch;
+  namespace torch = torchtidy;
   if (!bindToParent())
     return 128 + SIGTERM;
   // The analysis child of a cached run: plain clang-tidy.
@@ -138,7 +139,7 @@ int main(int argc, const char **argv) {
     int First = 2;
     llvm::StringRef PayloadFile;
     if (argc > 2 && llvm::StringRef(argv[2]).starts_with("--payloads=")) {
-      torch::utils::enablePayloads();
+      clang::tidy::torch::utils::enablePayloads();
       PayloadFile = llvm::StringRef(argv[2]).drop_front(11);
       First = 3;
     }
@@ -271,8 +272,8 @@ int main(int argc, const char **argv) {
   }
   // A source file on the command line, even a missing one, makes it a run on
   // that file and not on the whole project.
-  clang::tidy::torch::CommandLine CL =
-      clang::tidy::torch::parseCommandLine(Args);
+  torchtidy::CommandLine CL =
+      torchtidy::parseCommandLine(Args);
   std::optional<std::string> ProjectDir =
       CompilerArgs || !CL.Sources.empty() ? std::nullopt
                                           : projectBuildDir(Args);
@@ -283,19 +284,19 @@ int main(int argc, const char **argv) {
   }
   // Files that cannot be analyzed are named and left out.
   std::vector<std::string> Refused;
-  if (int RC = clang::tidy::torch::checkInputs(CL, ProjectDir.value_or(""),
+  if (int RC = torchtidy::checkInputs(CL, ProjectDir.value_or(""),
                                                Refused))
     return RC;
-  clang::tidy::torch::dropSources(Args, Refused);
+  torchtidy::dropSources(Args, Refused);
   if (!ProjectDir)
-    clang::tidy::torch::beginFixes(Args);
+    torchtidy::beginFixes(Args);
   // No compile database and no flags after "--": C++17 and LibTorch's
   // headers, found as CMake and pip users have them, rather than clang-tidy's
   // bare defaults.
   std::vector<std::string> DefaultFlags;
   if (!ProjectDir && !CompilerArgs && needsDefaultFlags(Args)) {
     std::string From;
-    DefaultFlags = clang::tidy::torch::defaultTorchFlags(From);
+    DefaultFlags = torchtidy::defaultTorchFlags(From);
     if (From == "none found")
       llvm::errs() << "libtorch-tidy: note: no compile database and no "
                       "LibTorch found (Torch_DIR, CMAKE_PREFIX_PATH, python3 "
@@ -357,7 +358,7 @@ int main(int argc, const char **argv) {
 
   int RC = 0;
   if (ProjectDir) {
-    clang::tidy::torch::ProjectOptions P;
+    torchtidy::ProjectOptions P;
     static int Anchor;
     P.Self = llvm::sys::fs::getMainExecutable(argv[0], &Anchor);
     P.BuildDir = *ProjectDir;
@@ -387,7 +388,7 @@ int main(int argc, const char **argv) {
     P.Args.insert(P.Args.begin(), "--cache-dir=" + CacheDir);
     P.Args.insert(P.Args.begin(),
                   "--cache-max-size=" + std::to_string(*CacheMax));
-    RC = clang::tidy::torch::runProject(P);
+    RC = torchtidy::runProject(P);
     if (RC == 2 || !Verify) {
       if (!TempFindings.empty())
         llvm::sys::fs::remove(TempFindings);
@@ -431,10 +432,10 @@ int main(int argc, const char **argv) {
     RC = torch::inputExitCode(Analyze(!Findings.empty()));
     std::string Error, SarifError;
     if (!Findings.empty())
-      Error = clang::tidy::torch::exportFindings(Fixes, Findings, Originals);
+      Error = torchtidy::exportFindings(Fixes, Findings, Originals);
     if (!Sarif.empty())
       SarifError =
-          clang::tidy::torch::exportSarif(Fixes, Sarif, SarifRoot, Originals);
+          torchtidy::exportSarif(Fixes, Sarif, SarifRoot, Originals);
     if (!TempFixes.empty())
       llvm::sys::fs::remove(TempFixes);
     if (!Error.empty())

@@ -18,6 +18,7 @@
 #include <link.h>
 #include <unistd.h>
 
+namespace torchtidy {
 namespace {
 
 using GetVersionFn = void (*)(unsigned *, unsigned *, unsigned *);
@@ -83,3 +84,4 @@ __attribute__((constructor)) void registerTorchModule() {
 }
 
 } // namespace
+} // namespace torchtidy

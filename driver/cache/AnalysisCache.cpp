@@ -29,7 +29,9 @@
 #define LIBTORCH_TIDY_VERSION "dev"
 #endif
 
-namespace clang::tidy::torch {
+using namespace clang;
+
+namespace torchtidy {
 
 namespace fs = llvm::sys::fs;
 
@@ -609,4 +611,4 @@ int runCachedAnalysis(const CacheOptions &O) {
   return RC;
 }
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace clang::tidy::torch {
+namespace torchtidy {
 
 /// A file a result depends on, as it was when the result was stored.
 struct Dependency {
@@ -65,6 +65,6 @@ int runCachedAnalysis(const CacheOptions &O);
 /// The hidden first argument that makes the driver a plain clang-tidy run.
 inline constexpr llvm::StringLiteral ChildFlag = "--libtorch-tidy-child";
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_DRIVER_CACHE_ANALYSISCACHE_H

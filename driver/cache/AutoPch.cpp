@@ -19,7 +19,9 @@
 #include "llvm/Support/SHA256.h"
 #include <chrono>
 
-namespace clang::tidy::torch {
+using namespace clang;
+
+namespace torchtidy {
 
 namespace fs = llvm::sys::fs;
 
@@ -352,4 +354,4 @@ std::optional<PchUse> prepareAutoPch(const SourceCommand &Cmd,
   return Use;
 }
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy

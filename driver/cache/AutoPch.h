@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace clang::tidy::torch {
+namespace torchtidy {
 
 /// The compile command clang-tidy will use for \p Source with these
 /// arguments (-p, --extra-arg, --extra-arg-before, flags after "--"), in
@@ -58,6 +58,6 @@ std::optional<PchUse> prepareAutoPch(const SourceCommand &Cmd,
                                      llvm::StringRef CacheDir,
                                      std::string &Why);
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_DRIVER_CACHE_AUTOPCH_H

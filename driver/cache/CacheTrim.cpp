@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <vector>
 
-namespace clang::tidy::torch {
+namespace torchtidy {
 namespace fs = llvm::sys::fs;
 
 namespace {
@@ -166,4 +166,4 @@ TrimSummary trimCache(llvm::StringRef Dir, uint64_t MaxBytes,
   return S;
 }
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy

@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-namespace clang::tidy::torch {
+namespace torchtidy {
 
 /// The default limit: 5 GiB, about forty PCHs of Debian's torch.h.
 inline constexpr uint64_t DefaultCacheMaxBytes = uint64_t(5) << 30;
@@ -46,6 +46,6 @@ struct TrimSummary {
 TrimSummary trimCache(llvm::StringRef Dir, uint64_t MaxBytes,
                       llvm::StringRef KeepPch, llvm::StringRef KeepResult);
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_DRIVER_CACHE_CACHETRIM_H

@@ -20,7 +20,10 @@
 #include <algorithm>
 #include <memory>
 
-namespace clang::tidy::torch {
+using namespace clang;
+using namespace clang::tidy;
+
+namespace torchtidy {
 
 namespace {
 
@@ -406,4 +409,4 @@ int inputExitCode(int RC) {
   return AnyRefused ? std::max(RC, BadInputExitCode) : RC;
 }
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy

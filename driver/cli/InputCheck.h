@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace clang::tidy::torch {
+namespace torchtidy {
 
 /// The exit code for input the driver refuses to analyze.
 constexpr int BadInputExitCode = 2;
@@ -58,6 +58,6 @@ void dropSources(std::vector<const char *> &Args,
 /// higher.
 int inputExitCode(int RC);
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_DRIVER_CLI_INPUTCHECK_H

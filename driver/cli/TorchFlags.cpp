@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <optional>
 
-namespace clang::tidy::torch {
+namespace torchtidy {
 
 namespace fs = llvm::sys::fs;
 namespace path = llvm::sys::path;
@@ -111,4 +111,4 @@ std::vector<std::string> defaultTorchFlags(std::string &From) {
   return {"-std=c++17"};
 }
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy

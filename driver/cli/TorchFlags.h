@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace clang::tidy::torch {
+namespace torchtidy {
 
 /// Whether clang-tidy would find a compilation database for \p File: a
 /// compile_commands.json or compile_flags.txt in its directory or a parent.
@@ -24,6 +24,6 @@ bool hasCompilationDatabase(llvm::StringRef File);
 /// which, or that none was found (then only `-std=c++17`).
 std::vector<std::string> defaultTorchFlags(std::string &From);
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_DRIVER_CLI_TORCHFLAGS_H

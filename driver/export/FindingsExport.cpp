@@ -15,7 +15,11 @@
 #include <map>
 #include <unistd.h>
 
-namespace clang::tidy::torch {
+using namespace clang;
+using namespace clang::tidy;
+
+namespace torchtidy {
+namespace utils = clang::tidy::torch::utils;
 
 namespace {
 
@@ -362,4 +366,4 @@ bool loadPayloads(llvm::StringRef Text) {
   return true;
 }
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace clang::tidy::torch {
+namespace torchtidy {
 
 constexpr int FindingsFormatVersion = 1;
 
@@ -30,7 +30,7 @@ std::string writeFileAtomically(llvm::StringRef Output, llvm::StringRef Text);
 /// absent (clang-tidy writes it only when there are some). Returns an error
 /// text, or "".
 std::string readDiagnostics(llvm::StringRef FixesYaml,
-                            std::vector<tooling::Diagnostic> &Out);
+                            std::vector<clang::tooling::Diagnostic> &Out);
 
 /// The text of the files that diagnostics point into: the originals kept
 /// before --fix changed them (absolute path -> text), else the file on disk,
@@ -62,6 +62,6 @@ std::string serializePayloads();
 /// false when the text is malformed.
 bool loadPayloads(llvm::StringRef Text);
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_DRIVER_EXPORT_FINDINGSEXPORT_H

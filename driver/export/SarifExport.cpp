@@ -21,7 +21,10 @@
 #define LIBTORCH_TIDY_VERSION "unknown"
 #endif
 
-namespace clang::tidy::torch {
+using namespace clang;
+using namespace clang::tidy;
+
+namespace torchtidy {
 
 namespace {
 
@@ -204,7 +207,7 @@ const char *levelOf(tooling::Diagnostic::Level L) {
 
 /// Every torch-* check registered in the module, sorted by name.
 std::vector<std::string> registeredTorchChecks() {
-  TorchModule Module;
+  clang::tidy::torch::TorchModule Module;
   ClangTidyCheckFactories Factories;
   Module.addCheckFactories(Factories);
   std::vector<std::string> Names;
@@ -377,4 +380,4 @@ std::string exportSarif(llvm::StringRef FixesYaml, llvm::StringRef Output,
   return writeFileAtomically(Output, OS.str());
 }
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy

@@ -13,7 +13,7 @@
 #include "llvm/ADT/StringRef.h"
 #include <string>
 
-namespace clang::tidy::torch {
+namespace torchtidy {
 
 /// Reads the clang-tidy fixes file \p FixesYaml (which may not exist: no
 /// diagnostics) and writes the SARIF log to \p Output, atomically. With a
@@ -25,6 +25,6 @@ std::string exportSarif(llvm::StringRef FixesYaml, llvm::StringRef Output,
                         llvm::StringRef Root,
                         const llvm::StringMap<std::string> &Originals);
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_DRIVER_EXPORT_SARIFEXPORT_H

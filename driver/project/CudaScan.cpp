@@ -10,7 +10,9 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
-namespace clang::tidy::torch {
+using namespace clang;
+
+namespace torchtidy {
 
 namespace {
 
@@ -122,4 +124,4 @@ std::optional<bool> projectSelectsCuda(const std::vector<std::string> &Files) {
   return false;
 }
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy

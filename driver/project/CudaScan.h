@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace clang::tidy::torch {
+namespace torchtidy {
 
 /// Whether \p Text, C++ source, selects a CUDA device: the token kCUDA,
 /// `::CUDA` (DeviceType::CUDA), `cuda::is_available`, `.cuda(` or `->cuda(`,
@@ -28,6 +28,6 @@ bool selectsCuda(llvm::StringRef Text);
 /// cannot be read.
 std::optional<bool> projectSelectsCuda(const std::vector<std::string> &Files);
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_DRIVER_PROJECT_CUDASCAN_H

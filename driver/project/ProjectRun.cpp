@@ -22,7 +22,9 @@
 #include <optional>
 #include <thread>
 
-namespace clang::tidy::torch {
+using namespace clang;
+
+namespace torchtidy {
 
 namespace {
 
@@ -344,4 +346,4 @@ int runProject(const ProjectOptions &O) {
   return Total && O.FailOnFindings ? 1 : 0;
 }
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace clang::tidy::torch {
+namespace torchtidy {
 
 struct ProjectOptions {
   std::string Self;     ///< this program, run once per file
@@ -31,6 +31,6 @@ struct ProjectOptions {
 /// 2 no usable compilation database or a file the analyzer could not run on.
 int runProject(const ProjectOptions &O);
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_DRIVER_PROJECT_PROJECTRUN_H

@@ -21,7 +21,9 @@
 #include <thread>
 #include <unistd.h>
 
-namespace clang::tidy::torch {
+using namespace clang;
+
+namespace torchtidy {
 
 namespace {
 
@@ -250,14 +252,16 @@ std::string replaceFileAtomically(llvm::StringRef Path, llvm::StringRef Text) {
   return replaceFile(Real, Text, Status);
 }
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy
 
 /// clang-tidy's --fix writes every fixed file with this member function of
 /// clang::Rewriter. The driver is linked with --wrap for its symbol, so the
 /// calls from clang-tidy land here (see driver/CMakeLists.txt). Returns true
-/// when a file was not written, as the original does.
-extern "C" bool
-__wrap__ZN5clang8Rewriter21overwriteChangedFilesEv(clang::Rewriter *Rewrite) {
+/// when a file was not written, as the original does. The asm label gives it
+/// the symbol name --wrap asks for.
+extern "C" bool overwriteChangedFilesSafely(clang::Rewriter *Rewrite) __asm__(
+    "__wrap__ZN5clang8Rewriter21overwriteChangedFilesEv");
+extern "C" bool overwriteChangedFilesSafely(clang::Rewriter *Rewrite) {
   bool AnyNotWritten = false;
   clang::SourceManager &SM = Rewrite->getSourceMgr();
   for (auto I = Rewrite->buffer_begin(), E = Rewrite->buffer_end(); I != E;
@@ -271,13 +275,13 @@ __wrap__ZN5clang8Rewriter21overwriteChangedFilesEv(clang::Rewriter *Rewrite) {
     llvm::raw_string_ostream OS(Text);
     I->second.write(OS);
     OS.flush();
-    std::string Error = clang::tidy::torch::writeFixedFile(
+    std::string Error = torchtidy::writeFixedFile(
         Path, SM.getBufferData(I->first), Text);
     if (Error.empty())
       continue;
     llvm::errs() << "libtorch-tidy: error: not fixing '" << Path
                  << "': " << Error << "\n";
-    clang::tidy::torch::fixRun().LeftAlone = true;
+    torchtidy::fixRun().LeftAlone = true;
     AnyNotWritten = true;
   }
   return AnyNotWritten;

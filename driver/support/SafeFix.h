@@ -17,7 +17,7 @@
 #include "llvm/ADT/StringRef.h"
 #include <string>
 
-namespace clang::tidy::torch {
+namespace torchtidy {
 
 /// The exit code of a --fix run that left a file alone.
 constexpr int FixNotAppliedExitCode = 3;
@@ -43,6 +43,6 @@ std::string writeFixedFile(llvm::StringRef Path, llvm::StringRef Base,
 /// and is synced to disk first. Returns "" or an error text.
 std::string replaceFileAtomically(llvm::StringRef Path, llvm::StringRef Text);
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_DRIVER_SUPPORT_SAFEFIX_H

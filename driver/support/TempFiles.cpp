@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace clang::tidy::torch {
+namespace torchtidy {
 namespace fs = llvm::sys::fs;
 
 namespace {
@@ -119,4 +119,4 @@ std::error_code createRunTempDirectory(llvm::StringRef Prefix,
   return fs::createUniqueDirectory(Model, Path);
 }
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy

@@ -15,7 +15,7 @@
 #include "llvm/ADT/StringRef.h"
 #include <system_error>
 
-namespace clang::tidy::torch {
+namespace torchtidy {
 
 /// Creates PREFIX-<random>.SUFFIX (or no dot when SUFFIX is empty) in the
 /// run's directory. With FD, the file is left open there; otherwise closed.
@@ -32,6 +32,6 @@ std::error_code createRunTempDirectory(llvm::StringRef Prefix,
 /// returns how many. Called once, when the run's own directory is made.
 unsigned removeStaleRunDirectories();
 
-} // namespace clang::tidy::torch
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_DRIVER_SUPPORT_TEMPFILES_H
