@@ -43,16 +43,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHEAP_CHECK = "readability-braces-around-statements"
-
-
-def torch_flags():
-    """-std=c++17 and the LibTorch include directories, as the driver finds
-    them without a compile database (Debian's libtorch-dev here)."""
-    flags = ["-std=c++17"]
-    for root in ["/usr/include/torch/csrc/api/include"]:
-        if os.path.isdir(root):
-            flags += ["-isystem", root]
-    return flags
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import torchtidy_scripts  # noqa: E402
 
 
 def run(cmd, cwd=None):
@@ -98,7 +90,9 @@ def main():
     for p in (tidy, plugin):
         if not os.path.exists(p):
             sys.exit("analysis-speed: %s not found: build first" % p)
-    flags = torch_flags()
+    # -std=c++17 and LibTorch's headers, as the driver finds them without a
+    # compile database.
+    flags = torchtidy_scripts.libtorch_flags()
 
     files = args.files or [os.path.join(ROOT, "examples", "train_cifar_like.cpp")]
     if args.project:

@@ -59,11 +59,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "scripts"))
+import torchtidy_scripts  # noqa: E402
+
 SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".cuh", ".h", ".hh",
                    ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tpp", ".inc")
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tpp", ".cuh", ".inc")
-DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): "
-                  r"(?P<kind>warning|error|note|remark): (?P<msg>.*?)(?: \[(?P<check>[\w.,-]+)\])?$")
 LABEL_FIELDS = ["repo", "commit", "path", "line", "check", "verdict", "line_sha1", "reason"]
 REPO_FIELDS = ["repo", "commit", "generation", "includes", "flags", "deps", "note"]
 OPTIONAL_FIELDS = {"deps", "note", "reason"}
@@ -230,24 +232,19 @@ def header_flags(generation, args):
     if generation == "1.13":
         if args.torch113_flags is not None:
             return shlex.split(args.torch113_flags)
-        return ["-isystem", "/usr/include/torch/csrc/api/include"]
+        return torchtidy_scripts.include_flags("/usr/include")
     if args.torch2_flags is not None:
         return shlex.split(args.torch2_flags)
     root = args.torch26 or default_torch26()
     include = os.path.join(root, "usr", "include")
-    if not os.path.isfile(os.path.join(include, "torch", "csrc", "api", "include",
-                                       "torch", "torch.h")):
+    if not torchtidy_scripts.has_libtorch(include):
         raise InputError(f"no LibTorch 2.6 headers under {root} (give --torch26 ROOT)")
-    return ["-isystem", include, "-isystem", os.path.join(include, "torch", "csrc", "api", "include")]
+    return torchtidy_scripts.include_flags(include)
 
 
 def torch_include(headers):
     """The LibTorch include folder: the one above torch/csrc/api/include."""
-    suffix = os.path.join("", "torch", "csrc", "api", "include")
-    for flag, value in zip(headers, headers[1:]):
-        if flag in ("-isystem", "-I") and value.rstrip("/").endswith(suffix):
-            return os.path.normpath(value.rstrip("/")[:-len(suffix)] or "/")
-    return "/usr/include"
+    return torchtidy_scripts.include_dir_of(headers) or "/usr/include"
 
 
 def compile_flags(repo_row, root, path, args):
@@ -289,10 +286,7 @@ def relative(path, root):
 
 def parse_output(text, root):
     findings, errors, last_check = [], [], None
-    for raw in text.splitlines():
-        match = DIAG.match(raw)
-        if not match:
-            continue
+    for match in torchtidy_scripts.parse_diagnostics(text):
         path = relative(match["file"], root)
         kind, check = match["kind"], match["check"] or ""
         if kind == "note":

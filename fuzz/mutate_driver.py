@@ -33,6 +33,10 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "scripts"))
+import torchtidy_scripts  # noqa: E402
+
 TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.']*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
                    r"|//[^\n]*|/\*.*?\*/|::|->|<<|>>|[-+*/%&|^!=<>]=?|\S", re.S)
 CRASH_MARKERS = ("PLEASE submit a bug report", "Stack dump:",
@@ -160,10 +164,11 @@ def mutate_once(text, other, rng):
 
 
 def mock_flags(mock, version, extra, pch):
+    # The version's own headers first, then those the versions share.
     flags = ["-std=c++17",
-             "-isystem", os.path.join(mock, version, "include/torch/csrc/api/include"),
+             "-isystem", torchtidy_scripts.api_include(os.path.join(mock, version, "include")),
              "-isystem", os.path.join(mock, "common/include"),
-             "-isystem", os.path.join(mock, "common/include/torch/csrc/api/include")]
+             "-isystem", torchtidy_scripts.api_include(os.path.join(mock, "common/include"))]
     for e in extra:
         flags += ["-I", e]
     if pch:
@@ -251,7 +256,7 @@ def main():
                           "w", encoding="utf-8") as f:
                     f.write(" ".join(shlex.quote(c) for c in cmd) + "\n" + out[-4000:])
             exit_codes[proc.returncode] = exit_codes.get(proc.returncode, 0) + 1
-            findings += len(re.findall(r"\[torch-[a-z-]+\]", out))
+            findings += len(torchtidy_scripts.findings(out))
             if proc.returncode < 0 or any(m in out for m in CRASH_MARKERS):
                 kind = "crash"
             elif mode in (1, 2) and proc.returncode in (0, 1, 3):

@@ -14,7 +14,8 @@ file and a summary:
 
 The flags come from -p BUILD_DIR (its compile_commands.json, the entries of
 files inside PROJECT), or else are FLAGS for every .cpp/.cc/.cxx file of
-PROJECT (default: C++17 and Debian's LibTorch headers);
+PROJECT (default: C++17 and LibTorch's headers, found as the driver finds
+them: $Torch_DIR, $CMAKE_PREFIX_PATH, Python's torch, Debian's libtorch-dev);
 --guess-includes adds -I for each file's directory, its parent, their
 include/ directories, then every directory named "include" in PROJECT, for
 projects analyzed without a build.
@@ -30,17 +31,15 @@ import collections
 import concurrent.futures
 import json
 import os
-import re
 import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 
+import torchtidy_scripts
+
 SOURCE_EXTENSIONS = (".cpp", ".cc", ".cxx", ".c++", ".cu")
-FINDING = re.compile(
-    r"^(?P<file>.+?):\d+:\d+: (?:warning|error|remark): .* "
-    r"\[(?P<check>torch-[a-z0-9-]+)(?:,[^\]]*)?\]$")
 SKIP_DIRS = {".git", "build", "cmake-build-debug", "cmake-build-release"}
 
 
@@ -70,10 +69,12 @@ def read(path):
 
 
 def default_flags():
-    api = "/usr/include/torch/csrc/api/include"
-    if not os.path.isdir(api):
-        sys.exit("fix-check: no LibTorch at %s; pass the flags after --" % api)
-    return ["-std=c++17", "-isystem", api]
+    include_dir, _ = torchtidy_scripts.find_libtorch()
+    if not include_dir:
+        sys.exit("fix-check: no LibTorch found ($Torch_DIR, "
+                 "$CMAKE_PREFIX_PATH, Python's torch, libtorch-dev); pass "
+                 "the flags after --")
+    return ["-std=c++17"] + torchtidy_scripts.include_flags(include_dir)
 
 
 def compile_only(args):
@@ -149,14 +150,13 @@ def units_from_tree(work, flags, guess, cxx):
 
 
 def count_findings(result, unit, out):
-    for line in out.splitlines():
-        m = FINDING.match(line)
+    for m in torchtidy_scripts.findings(out):
         # Paths are as the compile command names them, maybe relative to
         # its directory.
-        if m and os.path.realpath(os.path.join(
+        if os.path.realpath(os.path.join(
                 unit.compile_dir, m.group("file"))) == os.path.realpath(
                     unit.path):
-            result["findings"][m.group("check")] += 1
+            result["findings"][torchtidy_scripts.torch_check(m)] += 1
 
 
 def diff(before, path):

@@ -12,6 +12,7 @@ a touched file does not block the commit.
 Exit codes: 0 nothing found on the changed lines (or no C/C++ file staged),
 1 findings (printed), 2 the analyzer could not run (one line on stderr).
 """
+import argparse
 import glob
 import json
 import os
@@ -19,6 +20,8 @@ import re
 import shutil
 import subprocess
 import sys
+
+import torchtidy_scripts
 
 CXX_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".h", ".hh",
                 ".hpp", ".hxx", ".h++", ".cuh", ".ipp", ".inl")
@@ -56,35 +59,6 @@ def find_compile_db(top):
     return None
 
 
-def libtorch_flags():
-    """Compiler flags for LibTorch when there is no compile database: the
-    CMake package, Python's torch, or Debian's headers."""
-    roots = []
-    for var in ("Torch_DIR", "CMAKE_PREFIX_PATH"):
-        for entry in filter(None, os.environ.get(var, "").split(":")):
-            roots.append(entry)
-    try:
-        out = subprocess.run(
-            [sys.executable, "-c",
-             "import torch.utils; print(torch.utils.cmake_prefix_path)"],
-            capture_output=True, text=True, timeout=60)
-        if out.returncode == 0 and out.stdout.strip():
-            roots.append(out.stdout.strip())
-    except (OSError, subprocess.TimeoutExpired):
-        pass
-    for root in roots:
-        # Walk up from a CMake directory to the prefix with the headers.
-        d = os.path.abspath(root)
-        for _ in range(5):
-            api = os.path.join(d, "include", "torch", "csrc", "api", "include")
-            if os.path.isdir(api):
-                return ["-isystem", os.path.join(d, "include"), "-isystem", api]
-            d = os.path.dirname(d)
-    if os.path.isdir("/usr/include/torch/csrc/api/include"):
-        return ["-isystem", "/usr/include/torch/csrc/api/include"]
-    return []
-
-
 def changed_lines(path):
     """[first, last] ranges of the lines the staged change adds to path."""
     diff = subprocess.run(
@@ -99,31 +73,37 @@ def changed_lines(path):
     return ranges
 
 
+class Parser(argparse.ArgumentParser):
+    """Usage errors as one line and exit code 2, like a missing analyzer."""
+
+    def error(self, message):
+        fail(message)
+
+
+def parse_args(argv):
+    parser = Parser(prog="pre-commit-hook.py",
+                    description=__doc__.split("\n\n")[0])
+    parser.add_argument("--all-lines", action="store_true",
+                        help="report whole files, not just changed lines")
+    parser.add_argument("--checks", default="-*,torch-*", metavar="GLOBS")
+    parser.add_argument("-p", dest="build", metavar="BUILD_DIR",
+                        help="the folder of compile_commands.json")
+    parser.add_argument("--libtorch-tidy", dest="explicit", metavar="PATH",
+                        help="the driver (default: $LIBTORCH_TIDY, PATH, "
+                        "this checkout's build/)")
+    parser.add_argument("files", nargs="*", metavar="FILE")
+    return parser.parse_intermixed_args(argv)
+
+
 def main(argv):
-    all_lines, checks, build, explicit, files = False, "-*,torch-*", None, None, []
-    args = iter(argv)
-    for a in args:
-        if a == "--all-lines":
-            all_lines = True
-        elif a.startswith("--checks="):
-            checks = a.split("=", 1)[1]
-        elif a == "-p":
-            build = next(args, None)
-        elif a.startswith("--libtorch-tidy="):
-            explicit = a.split("=", 1)[1]
-        elif a == "--":
-            files.extend(args)
-        elif a.startswith("-"):
-            fail("unknown option %s" % a)
-        else:
-            files.append(a)
-    files = [f for f in files if f.lower().endswith(CXX_SUFFIXES)
+    args = parse_args(argv)
+    files = [f for f in args.files if f.lower().endswith(CXX_SUFFIXES)
              and os.path.isfile(f)]
     if not files:
         return 0
 
     line_filter = []
-    if not all_lines:
+    if not args.all_lines:
         for f in files:
             ranges = changed_lines(f)
             # clang-tidy matches the end of the diagnostic's path: the
@@ -136,24 +116,22 @@ def main(argv):
 
     top = subprocess.run(["git", "rev-parse", "--show-toplevel"],
                          capture_output=True, text=True).stdout.strip() or "."
-    cmd = [find_analyzer(explicit), "--checks=" + checks, "--quiet"]
+    cmd = [find_analyzer(args.explicit), "--checks=" + args.checks, "--quiet"]
     if line_filter:
         cmd.append("--line-filter=" + json.dumps(line_filter))
-    build = build or find_compile_db(top)
+    build = args.build or find_compile_db(top)
     # One run per file: each goes through the driver's result cache and
     # precompiled LibTorch headers (a file unchanged since its last check
     # costs a fraction of a second).
     stdout, stderr = "", ""
     for f in files:
-        if build:
-            one = cmd + ["-p", build, f]
-        else:
-            one = cmd + [f, "--", "-std=c++17"] + libtorch_flags()
+        # Without a compile database the driver analyzes the file as C++17
+        # with LibTorch's headers, found as it finds them (README).
+        one = cmd + (["-p", build, f] if build else [f])
         proc = subprocess.run(one, capture_output=True, text=True)
         stdout += proc.stdout
         stderr += proc.stderr
-    findings = [l for l in stdout.splitlines()
-                if re.search(r": (warning|error): .*\[torch-", l)]
+    findings = torchtidy_scripts.findings(stdout)
     if findings:
         sys.stdout.write(stdout)
         sys.stdout.write("libtorch-tidy: %d finding%s on the changed lines "

@@ -24,8 +24,9 @@ def git(repo, *args):
 
 os.makedirs(os.path.join(hooks, "scripts"))
 shutil.copy(os.path.join(src, ".pre-commit-hooks.yaml"), hooks)
-shutil.copy(os.path.join(src, "scripts", "pre-commit-hook.py"),
-            os.path.join(hooks, "scripts"))
+for name in ("pre-commit-hook.py", "torchtidy_scripts.py"):
+    shutil.copy(os.path.join(src, "scripts", name),
+                os.path.join(hooks, "scripts"))
 git(hooks, "init", "-q")
 git(hooks, "add", "-A")
 git(hooks, "commit", "-qm", "hooks")
