@@ -14,6 +14,8 @@
 #include "export/FindingsExport.h"
 #include "cli/InputCheck.h"
 #include "project/ProjectRun.h"
+#include "support/AtomicWrite.h"
+#include "support/PayloadIO.h"
 #include "support/SafeFix.h"
 #include "export/SarifExport.h"
 #include "support/TempFiles.h"
@@ -147,10 +149,9 @@ int main(int argc, const char **argv) {
     int RC = clang::tidy::clangTidyMain(static_cast<int>(Child.size()),
                                         Child.data());
     if (!PayloadFile.empty()) {
-      std::string Error = torch::writeFileAtomically(
-          PayloadFile, torch::serializePayloads());
-      if (!Error.empty()) {
-        llvm::errs() << "error: " << Error << "\n";
+      if (llvm::Error Error = torch::writeFileAtomically(
+              PayloadFile, torch::serializePayloads())) {
+        llvm::errs() << "error: " << llvm::toString(std::move(Error)) << "\n";
         return 2;
       }
     }
@@ -248,17 +249,14 @@ int main(int argc, const char **argv) {
     }
     Args.push_back(argv[I]);
   }
-  std::optional<uint64_t> CacheMax = CacheMaxGiven
-                                         ? torch::parseByteSize(CacheMaxText)
-                                         : torch::defaultCacheMaxBytes();
+  llvm::Expected<uint64_t> CacheMax = CacheMaxGiven
+                                          ? torch::parseByteSize(CacheMaxText)
+                                          : torch::defaultCacheMaxBytes();
   if (!CacheMax) {
     // Only a value that was set can be malformed.
-    if (CacheMaxGiven)
-      llvm::errs() << "error: --cache-max-size: '" << CacheMaxText;
-    else
-      llvm::errs() << "error: $LIBTORCH_TIDY_CACHE_MAX_SIZE: '"
-                   << std::getenv("LIBTORCH_TIDY_CACHE_MAX_SIZE");
-    llvm::errs() << "' is not a size such as 5G, 500M, or 0 for no limit\n";
+    llvm::errs() << (CacheMaxGiven ? "error: --cache-max-size: "
+                                   : "error: $LIBTORCH_TIDY_CACHE_MAX_SIZE: ")
+                 << llvm::toString(CacheMax.takeError()) << "\n";
     return 2;
   }
   if (!SarifRoot.empty() && Sarif.empty()) {
@@ -332,6 +330,9 @@ int main(int argc, const char **argv) {
     O.Pch = UsePch;
     O.Explain = ExplainCache;
     O.MaxBytes = *CacheMax;
+    O.UserSetColor = llvm::any_of(O.Args, [](llvm::StringRef A) {
+      return A.ltrim('-').starts_with("use-color");
+    });
     return torch::runCachedAnalysis(O);
   };
   if (!ProjectDir && Findings.empty() && Sarif.empty() && !Verify)
@@ -432,10 +433,13 @@ int main(int argc, const char **argv) {
     RC = torch::inputExitCode(Analyze(!Findings.empty()));
     std::string Error, SarifError;
     if (!Findings.empty())
-      Error = torchtidy::exportFindings(Fixes, Findings, Originals);
+      if (llvm::Error E =
+              torchtidy::exportFindings(Fixes, Findings, Originals))
+        Error = llvm::toString(std::move(E));
     if (!Sarif.empty())
-      SarifError =
-          torchtidy::exportSarif(Fixes, Sarif, SarifRoot, Originals);
+      if (llvm::Error E =
+              torchtidy::exportSarif(Fixes, Sarif, SarifRoot, Originals))
+        SarifError = llvm::toString(std::move(E));
     if (!TempFixes.empty())
       llvm::sys::fs::remove(TempFixes);
     if (!Error.empty())

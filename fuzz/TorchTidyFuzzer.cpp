@@ -245,15 +245,12 @@ void exportAll(const std::vector<ClangTidyError> &Errors,
   }
   llvm::StringMap<std::string> Originals;
   Originals[Path] = Text.str();
-  std::string Error =
-      clang::tidy::torch::exportFindings(Yaml, Work + "/findings.json",
-                                         Originals);
-  if (!Error.empty())
-    die("--export-findings failed: " + Error);
-  Error = clang::tidy::torch::exportSarif(Yaml, Work + "/out.sarif", Work,
-                                          Originals);
-  if (!Error.empty())
-    die("--export-sarif failed: " + Error);
+  if (llvm::Error Error = torchtidy::exportFindings(
+          Yaml, Work + "/findings.json", Originals))
+    die("--export-findings failed: " + llvm::toString(std::move(Error)));
+  if (llvm::Error Error =
+          torchtidy::exportSarif(Yaml, Work + "/out.sarif", Work, Originals))
+    die("--export-sarif failed: " + llvm::toString(std::move(Error)));
 }
 
 void clearPayloads() {

@@ -3,10 +3,11 @@
 #include "cache/AnalysisCache.h"
 #include "cache/AutoPch.h"
 #include "cache/CacheTrim.h"
-#include "export/FindingsExport.h"
+#include "export/DiagnosticReader.h"
+#include "support/AtomicWrite.h"
+#include "support/PayloadIO.h"
 #include "support/TempFiles.h"
-#include "clang/Tooling/DiagnosticsYaml.h"
-#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Chrono.h"
@@ -17,7 +18,6 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SHA256.h"
-#include "llvm/Support/YAMLTraits.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 #include <chrono>
@@ -41,6 +41,8 @@ static int64_t nanoseconds(llvm::sys::TimePoint<> T) {
       .count();
 }
 
+/// The content hash of \p Path; std::nullopt when it cannot be read, which
+/// the callers answer (as "changed" or with their own error).
 static std::optional<uint64_t> hashFile(llvm::StringRef Path) {
   auto Buffer = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
@@ -49,16 +51,20 @@ static std::optional<uint64_t> hashFile(llvm::StringRef Path) {
   return llvm::xxh3_64bits((*Buffer)->getBuffer());
 }
 
-bool describeDependency(llvm::StringRef Path, Dependency &D) {
+static llvm::Error cacheError(const llvm::Twine &Why) {
+  return llvm::createStringError(
+      std::make_error_code(std::errc::invalid_argument), Why);
+}
+
+llvm::Expected<Dependency> describeDependency(llvm::StringRef Path) {
   fs::file_status Status;
   if (fs::status(Path, Status) || !fs::is_regular_file(Status))
-    return false;
+    return cacheError("'" + Path + "' is not a regular file");
   std::optional<uint64_t> Hash = hashFile(Path);
   if (!Hash)
-    return false;
-  D = {Path.str(), Status.getSize(),
-       nanoseconds(Status.getLastModificationTime()), *Hash};
-  return true;
+    return cacheError("cannot read '" + Path + "'");
+  return Dependency{Path.str(), Status.getSize(),
+                    nanoseconds(Status.getLastModificationTime()), *Hash};
 }
 
 bool isUnchanged(const Dependency &D) {
@@ -73,10 +79,11 @@ bool isUnchanged(const Dependency &D) {
   return Hash && *Hash == D.Hash;
 }
 
-bool readHeaderList(llvm::StringRef ListFile, std::vector<Dependency> &Deps) {
+llvm::Error readHeaderList(llvm::StringRef ListFile,
+                           std::vector<Dependency> &Deps) {
   auto Buffer = llvm::MemoryBuffer::getFile(ListFile);
   if (!Buffer)
-    return false;
+    return cacheError("cannot read the header list '" + ListFile + "'");
   llvm::StringSet<> Seen;
   for (const Dependency &D : Deps)
     Seen.insert(D.Path);
@@ -87,12 +94,12 @@ bool readHeaderList(llvm::StringRef ListFile, std::vector<Dependency> &Deps) {
     llvm::StringRef Path = Line.ltrim('.').ltrim(' ').rtrim('\r');
     if (Path.empty() || !Seen.insert(Path).second)
       continue;
-    Dependency D;
-    if (!describeDependency(Path, D))
-      return false;
-    Deps.push_back(std::move(D));
+    llvm::Expected<Dependency> D = describeDependency(Path);
+    if (!D)
+      return D.takeError();
+    Deps.push_back(std::move(*D));
   }
-  return true;
+  return llvm::Error::success();
 }
 
 std::string serializeDependencies(const std::vector<Dependency> &Deps) {
@@ -104,24 +111,34 @@ std::string serializeDependencies(const std::vector<Dependency> &Deps) {
   return Text;
 }
 
-bool parseDependencies(llvm::StringRef Text, std::vector<Dependency> &Deps) {
+/// One line of serializeDependencies.
+static llvm::Expected<Dependency> parseDependency(llvm::StringRef Line) {
+  if (!Line.consume_front("dep "))
+    return cacheError("not a dependency: '" + Line + "'");
+  Dependency D;
+  llvm::StringRef Size, MTime, Hash;
+  std::tie(Size, Line) = Line.split(' ');
+  std::tie(MTime, Line) = Line.split(' ');
+  std::tie(Hash, Line) = Line.split(' ');
+  if (Size.getAsInteger(10, D.Size) || MTime.getAsInteger(10, D.MTime) ||
+      Hash.getAsInteger(10, D.Hash) || Line.empty())
+    return cacheError("a malformed dependency");
+  D.Path = Line.str();
+  return D;
+}
+
+llvm::Expected<std::vector<Dependency>>
+parseDependencies(llvm::StringRef Text) {
+  std::vector<Dependency> Deps;
   llvm::SmallVector<llvm::StringRef, 0> Lines;
   Text.split(Lines, '\n', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef Line : Lines) {
-    if (!Line.consume_front("dep "))
-      return false;
-    Dependency D;
-    llvm::StringRef Size, MTime, Hash;
-    std::tie(Size, Line) = Line.split(' ');
-    std::tie(MTime, Line) = Line.split(' ');
-    std::tie(Hash, Line) = Line.split(' ');
-    if (Size.getAsInteger(10, D.Size) || MTime.getAsInteger(10, D.MTime) ||
-        Hash.getAsInteger(10, D.Hash) || Line.empty())
-      return false;
-    D.Path = Line.str();
-    Deps.push_back(std::move(D));
+    llvm::Expected<Dependency> D = parseDependency(Line);
+    if (!D)
+      return D.takeError();
+    Deps.push_back(std::move(*D));
   }
-  return true;
+  return Deps;
 }
 
 std::string defaultCacheDir() {
@@ -140,8 +157,6 @@ std::string defaultCacheDir() {
 
 namespace {
 
-/// A stored run: its exit code, what it printed, the fixes it exported and
-/// the files it read.
 /// An #include that was not found: a result with it stays valid only while
 /// it is still not found.
 struct MissingInclude {
@@ -150,6 +165,8 @@ struct MissingInclude {
   std::string Name;     // as written between the brackets or quotes
 };
 
+/// A stored run: its exit code, what it printed, the fixes it exported and
+/// the files it read.
 struct Entry {
   int ExitCode = 0;
   std::string Stdout, Stderr, Fixes, Payloads;
@@ -183,34 +200,46 @@ bool parseMissing(llvm::StringRef Text, std::vector<MissingInclude> &Missing) {
   return true;
 }
 
+/// The #include that \p D, a compiler error, says was not found; nothing
+/// when \p D is another error, an error when it cannot be told apart (a
+/// macro for a name).
+llvm::Expected<std::optional<MissingInclude>>
+missingIncludeOf(const tooling::Diagnostic &D) {
+  llvm::StringRef Message = D.Message.Message;
+  if (D.DiagnosticName != "clang-diagnostic-error" ||
+      !Message.starts_with("'") || !Message.contains("' file not found"))
+    return std::nullopt;
+  MissingInclude M;
+  M.Name = Message.drop_front().split("' file not found").first.str();
+  M.Includer = D.Message.FilePath;
+  auto Code = llvm::MemoryBuffer::getFile(M.Includer);
+  if (!Code || D.Message.FileOffset >= (*Code)->getBufferSize())
+    return cacheError("cannot read the #include of '" + M.Name + "'");
+  char Open = (*Code)->getBuffer()[D.Message.FileOffset];
+  if (Open != '<' && Open != '"')
+    return cacheError("the #include of '" + M.Name + "' is a macro");
+  M.Angled = Open == '<';
+  return M;
+}
+
 /// The #includes a run with compiler errors did not find, from its exported
-/// diagnostics; false when an error is about an #include this cannot tell
-/// apart (a macro for a name), so that the result is not stored.
-bool missingIncludes(llvm::StringRef Fixes,
-                     std::vector<MissingInclude> &Missing) {
-  tooling::TranslationUnitDiagnostics TU;
-  llvm::yaml::Input YAML(Fixes);
-  YAML >> TU;
-  if (YAML.error())
-    return false;
-  for (const tooling::Diagnostic &D : TU.Diagnostics) {
-    llvm::StringRef Message = D.Message.Message;
-    if (D.DiagnosticName != "clang-diagnostic-error" ||
-        !Message.starts_with("'") || !Message.contains("' file not found"))
-      continue;
-    MissingInclude M;
-    M.Name = Message.drop_front().split("' file not found").first.str();
-    M.Includer = D.Message.FilePath;
-    auto Code = llvm::MemoryBuffer::getFile(M.Includer);
-    if (!Code || D.Message.FileOffset >= (*Code)->getBufferSize())
-      return false;
-    char Open = (*Code)->getBuffer()[D.Message.FileOffset];
-    if (Open != '<' && Open != '"')
-      return false;
-    M.Angled = Open == '<';
-    Missing.push_back(std::move(M));
+/// diagnostics; an error when one cannot be checked later, so that the
+/// result is not stored.
+llvm::Expected<std::vector<MissingInclude>>
+missingIncludes(llvm::StringRef Fixes) {
+  llvm::Expected<std::vector<tooling::Diagnostic>> Diagnostics =
+      parseDiagnostics(Fixes);
+  if (!Diagnostics)
+    return Diagnostics.takeError();
+  std::vector<MissingInclude> Missing;
+  for (const tooling::Diagnostic &D : *Diagnostics) {
+    llvm::Expected<std::optional<MissingInclude>> M = missingIncludeOf(D);
+    if (!M)
+      return M.takeError();
+    if (*M)
+      Missing.push_back(std::move(**M));
   }
-  return true;
+  return Missing;
 }
 
 constexpr llvm::StringLiteral EntryMagic = "libtorch-tidy-cache 1\n";
@@ -234,6 +263,27 @@ std::string serializeEntry(const Entry &E) {
   return Text;
 }
 
+/// Puts the blob \p Name of a stored entry into \p E; false for a name no
+/// entry has or a malformed blob.
+bool setBlob(Entry &E, llvm::StringRef Name, std::string Data) {
+  if (Name == "stdout")
+    E.Stdout = std::move(Data);
+  else if (Name == "stderr")
+    E.Stderr = std::move(Data);
+  else if (Name == "payloads")
+    E.Payloads = std::move(Data);
+  else if (Name == "missing")
+    return parseMissing(Data, E.Missing);
+  else if (Name == "fixes") {
+    E.Fixes = std::move(Data);
+    E.HasFixes = true;
+  } else
+    return false;
+  return true;
+}
+
+/// The entry stored as \p Text; std::nullopt when it is malformed (an entry
+/// of another version, a write cut short), which is a miss like no entry.
 std::optional<Entry> parseEntry(llvm::StringRef Text) {
   if (!Text.consume_front(EntryMagic) || !Text.consume_front("rc "))
     return std::nullopt;
@@ -248,27 +298,18 @@ std::optional<Entry> parseEntry(llvm::StringRef Text) {
     auto [Name, SizeText] = Header.split(' ');
     size_t Size;
     if (SizeText.getAsInteger(10, Size) || Text.size() < Size + 1 ||
-        Text[Size] != '\n')
+        Text[Size] != '\n' || !setBlob(E, Name, Text.take_front(Size).str()))
       return std::nullopt;
-    std::string Data = Text.take_front(Size).str();
     Text = Text.drop_front(Size + 1);
-    if (Name == "stdout")
-      E.Stdout = std::move(Data);
-    else if (Name == "stderr")
-      E.Stderr = std::move(Data);
-    else if (Name == "payloads")
-      E.Payloads = std::move(Data);
-    else if (Name == "missing") {
-      if (!parseMissing(Data, E.Missing))
-        return std::nullopt;
-    } else if (Name == "fixes") {
-      E.Fixes = std::move(Data);
-      E.HasFixes = true;
-    } else
-      return std::nullopt;
   }
-  if (!Text.consume_front("deps\n") || !parseDependencies(Text, E.Deps))
+  if (!Text.consume_front("deps\n"))
     return std::nullopt;
+  llvm::Expected<std::vector<Dependency>> Deps = parseDependencies(Text);
+  if (!Deps) {
+    llvm::consumeError(Deps.takeError());
+    return std::nullopt;
+  }
+  E.Deps = std::move(*Deps);
   return E;
 }
 
@@ -281,11 +322,18 @@ bool hasCompilerErrors(const Entry &E) {
 /// search cannot run); null when all are still not found.
 const MissingInclude *foundNow(const SourceCommand &Cmd, llvm::StringRef Source,
                                const std::vector<MissingInclude> &Missing) {
-  for (const MissingInclude &M : Missing)
-    if (includeIsFound(Cmd, Source, llvm::sys::path::parent_path(M.Includer),
-                       M.Name, M.Angled)
-            .value_or(true))
+  for (const MissingInclude &M : Missing) {
+    llvm::Expected<bool> Found =
+        includeIsFound(Cmd, Source, llvm::sys::path::parent_path(M.Includer),
+                       M.Name, M.Angled);
+    // A search that cannot run cannot vouch that it is still missing.
+    if (!Found) {
+      llvm::consumeError(Found.takeError());
       return &M;
+    }
+    if (*Found)
+      return &M;
+  }
   return nullptr;
 }
 
@@ -318,60 +366,79 @@ std::vector<std::string> optionValues(const std::vector<std::string> &Args,
   return Values;
 }
 
-/// Everything besides the files read that decides a run's output: this
-/// program, the command line, the compile command and the configuration
-/// files clang-tidy may read.
-std::string cacheKey(const CacheOptions &O,
-                     const std::optional<SourceCommand> &Cmd) {
-  llvm::SHA256 H;
-  auto Add = [&](llvm::StringRef S) {
-    H.update(S);
-    H.update(llvm::StringRef("\0", 1));
-  };
-  Add(EntryMagic);
-  Add(LIBTORCH_TIDY_VERSION);
-  fs::file_status Self;
-  if (!fs::status(O.Self, Self))
-    Add(std::to_string(Self.getSize()) + " " +
-        std::to_string(nanoseconds(Self.getLastModificationTime())));
-  llvm::SmallString<256> Cwd;
-  fs::current_path(Cwd);
-  Add(Cwd);
-  for (const std::string &A : O.Args)
-    // The fixes file is a new temporary name each run.
-    if (!llvm::StringRef(A).contains("export-fixes"))
-      Add(A);
-  Add(O.Payloads ? "payloads" : "");
-  Add(outputsMerged() ? "merged" : "");
-  Add(O.Pch ? "pch" : "");
-  if (Cmd) {
-    Add(Cmd->Directory);
-    for (const std::string &A : Cmd->CommandLine)
-      Add(A);
-  }
-  // Configuration: every .clang-tidy from the file's directory up, and
-  // --config-file.
+/// The configuration files clang-tidy may read for \p O.Source: every
+/// .clang-tidy from the file's directory up, and --config-file.
+std::vector<std::string> configFiles(const CacheOptions &O) {
   llvm::SmallString<256> Dir(O.Source);
   fs::make_absolute(Dir);
   llvm::sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
-  llvm::StringRef Up = llvm::sys::path::parent_path(Dir);
   std::vector<std::string> Configs = optionValues(O.Args, "config-file");
-  for (; !Up.empty(); Up = llvm::sys::path::parent_path(Up)) {
+  for (llvm::StringRef Up = llvm::sys::path::parent_path(Dir); !Up.empty();
+       Up = llvm::sys::path::parent_path(Up)) {
     llvm::SmallString<256> Config(Up);
     llvm::sys::path::append(Config, ".clang-tidy");
     if (fs::exists(Config))
       Configs.push_back(Config.str().str());
   }
-  for (const std::string &C : Configs) {
-    Add(C);
+  return Configs;
+}
+
+/// A hash of strings, each ended by a NUL so that no two lists collide.
+class KeyHash {
+public:
+  void add(llvm::StringRef S) {
+    H.update(S);
+    H.update(llvm::StringRef("\0", 1));
+  }
+  std::string hex() { return llvm::toHex(H.final(), /*LowerCase=*/true); }
+
+private:
+  llvm::SHA256 H;
+};
+
+/// This program and how it runs: its version and binary, the directory,
+/// what the command line and the outputs make it do.
+void addRunToKey(KeyHash &Key, const CacheOptions &O) {
+  Key.add(EntryMagic);
+  Key.add(LIBTORCH_TIDY_VERSION);
+  fs::file_status Self;
+  if (!fs::status(O.Self, Self))
+    Key.add(std::to_string(Self.getSize()) + " " +
+            std::to_string(nanoseconds(Self.getLastModificationTime())));
+  llvm::SmallString<256> Cwd;
+  fs::current_path(Cwd);
+  Key.add(Cwd);
+  for (const std::string &A : O.Args)
+    // The fixes file is a new temporary name each run.
+    if (!llvm::StringRef(A).contains("export-fixes"))
+      Key.add(A);
+  Key.add(O.Payloads ? "payloads" : "");
+  Key.add(outputsMerged() ? "merged" : "");
+  Key.add(O.Pch ? "pch" : "");
+}
+
+} // namespace
+
+std::string resultKey(const CacheOptions &O, const SourceCommand *Cmd) {
+  KeyHash Key;
+  addRunToKey(Key, O);
+  if (Cmd) {
+    Key.add(Cmd->Directory);
+    for (const std::string &A : Cmd->CommandLine)
+      Key.add(A);
+  }
+  for (const std::string &C : configFiles(O)) {
+    Key.add(C);
     if (auto Buffer = llvm::MemoryBuffer::getFile(C))
-      Add((*Buffer)->getBuffer());
+      Key.add((*Buffer)->getBuffer());
   }
   for (const char *Var : {"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH"})
     if (const char *V = std::getenv(Var))
-      Add(std::string(Var) + "=" + V);
-  return llvm::toHex(H.final(), /*LowerCase=*/true);
+      Key.add(std::string(Var) + "=" + V);
+  return Key.hex();
 }
+
+namespace {
 
 std::string readAll(llvm::StringRef Path) {
   auto Buffer = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
@@ -384,85 +451,138 @@ void explain(const CacheOptions &O, const llvm::Twine &What) {
     llvm::errs() << "libtorch-tidy: " << What << "\n";
 }
 
+std::string plural(unsigned N) { return N == 1 ? "" : "s"; }
+
 /// Prints a run as the child printed it.
 int replay(const Entry &E, const CacheOptions &O) {
-  if (!E.Payloads.empty() && !loadPayloads(E.Payloads)) {
-    llvm::errs() << "error: a cached result is malformed: run with "
-                    "--no-cache\n";
-    return 2;
+  if (!E.Payloads.empty()) {
+    if (llvm::Error Malformed = loadPayloads(E.Payloads)) {
+      llvm::consumeError(std::move(Malformed));
+      llvm::errs() << "error: a cached result is malformed: run with "
+                      "--no-cache\n";
+      return 2;
+    }
   }
   llvm::outs() << E.Stdout;
   llvm::outs().flush();
   llvm::errs() << E.Stderr;
   if (E.HasFixes && !O.FixesFile.empty()) {
-    std::string Error = writeFileAtomically(O.FixesFile, E.Fixes);
-    if (!Error.empty()) {
-      llvm::errs() << "error: " << Error << "\n";
+    if (llvm::Error Error = writeFileAtomically(O.FixesFile, E.Fixes)) {
+      llvm::errs() << "error: " << llvm::toString(std::move(Error)) << "\n";
       return 1;
     }
   }
   return E.ExitCode;
 }
 
-} // namespace
+/// The temporary files of one analysis child, removed with it.
+struct ChildFiles {
+  llvm::SmallString<128> Out, Err, Headers, OwnFixes, Payloads;
 
-int runCachedAnalysis(const CacheOptions &O) {
-  std::string Why;
-  std::optional<SourceCommand> Cmd = compileCommandFor(O.Args, O.Source, Why);
-  llvm::SmallString<256> EntryPath(O.Dir);
-  llvm::sys::path::append(EntryPath, "results");
-  std::string Key = cacheKey(O, Cmd);
-  llvm::sys::path::append(EntryPath, Key.substr(0, 2), Key.substr(2));
+  std::error_code create() {
+    for (auto [Path, Suffix] :
+         {std::pair{&Out, "out"}, std::pair{&Err, "err"},
+          std::pair{&Headers, "headers"}, std::pair{&OwnFixes, "yaml"},
+          std::pair{&Payloads, "json"}})
+      if (std::error_code EC = createRunTempFile("cache", Suffix, *Path))
+        return EC;
+    return {};
+  }
+  ~ChildFiles() {
+    for (const llvm::SmallString<128> *P :
+         {&Out, &Err, &Headers, &OwnFixes, &Payloads})
+      if (!P->empty())
+        fs::remove(*P);
+  }
+};
 
-  if (O.Cache && Cmd) {
+/// One analysis of one file through the cache: look the result up, else
+/// run the child (with the automatic PCH when there is one), store what it
+/// did, and keep the cache under its limit.
+class CachedRun {
+public:
+  explicit CachedRun(const CacheOptions &O) : O(O) {}
+
+  int run() {
+    lookUpCommand();
+    if (std::optional<int> RC = replayStored())
+      return *RC;
+    preparePch();
+    int RC = analyze();
+    // A run that analyzed may have added a result or a PCH: keep the cache
+    // under its limit (what this run uses stays).
+    trim();
+    return RC;
+  }
+
+private:
+  void lookUpCommand() {
+    llvm::Expected<SourceCommand> Found = compileCommandFor(O.Args, O.Source);
+    if (Found)
+      Cmd = std::move(*Found);
+    else
+      NoCommand = llvm::toString(Found.takeError());
+    std::string Key = resultKey(O, Cmd ? &*Cmd : nullptr);
+    EntryPath = O.Dir;
+    llvm::sys::path::append(EntryPath, "results", Key.substr(0, 2),
+                            Key.substr(2));
+  }
+
+  /// The stored run's exit code after replaying it, when one is valid.
+  std::optional<int> replayStored() {
+    if (!O.Cache)
+      return std::nullopt;
+    if (!Cmd) {
+      explain(O, "cache: not used for '" + O.Source + "' (" + NoCommand + ")");
+      return std::nullopt;
+    }
     std::optional<Entry> Stored;
     if (auto Buffer = llvm::MemoryBuffer::getFile(EntryPath))
       Stored = parseEntry((*Buffer)->getBuffer());
     if (!Stored) {
       explain(O, "cache: miss for '" + O.Source + "' (no stored result)");
-    } else {
-      const Dependency *Changed = nullptr;
-      for (const Dependency &D : Stored->Deps)
-        if (!isUnchanged(D)) {
-          Changed = &D;
-          break;
-        }
-      // A missing #include that is found now: the errors may be gone.
-      const MissingInclude *Found =
-          Changed ? nullptr : foundNow(*Cmd, O.Source, Stored->Missing);
-      if (Changed) {
-        explain(O, "cache: miss for '" + O.Source + "' ('" + Changed->Path +
-                       "' changed)");
-      } else if (Found) {
-        explain(O, "cache: miss for '" + O.Source + "' ('" + Found->Name +
-                       "', not found before, is found now)");
-      } else {
-        explain(O, "cache: hit for '" + O.Source + "'");
-        markCacheItemUsed(EntryPath);
-        return replay(*Stored, O);
-      }
+      return std::nullopt;
     }
-  } else if (O.Cache) {
-    explain(O, "cache: not used for '" + O.Source + "' (" + Why + ")");
+    if (std::optional<std::string> Why = staleBecause(*Stored)) {
+      explain(O, "cache: miss for '" + O.Source + "' (" + *Why + ")");
+      return std::nullopt;
+    }
+    explain(O, "cache: hit for '" + O.Source + "'");
+    markCacheItemUsed(EntryPath);
+    return replay(*Stored, O);
   }
 
-  std::optional<PchUse> Pch;
-  if (O.Pch && Cmd) {
-    std::string PchWhy;
-    Pch = prepareAutoPch(*Cmd, O.Source, O.Dir, PchWhy);
-    if (!Pch)
-      explain(O, "pch: none for '" + O.Source + "' (" + PchWhy + ")");
-    else if (Pch->Built)
+  /// Why \p Stored is no longer valid; std::nullopt when it is.
+  std::optional<std::string> staleBecause(const Entry &Stored) const {
+    for (const Dependency &D : Stored.Deps)
+      if (!isUnchanged(D))
+        return "'" + D.Path + "' changed";
+    // A missing #include that is found now: the errors may be gone.
+    if (const MissingInclude *Found = foundNow(*Cmd, O.Source, Stored.Missing))
+      return "'" + Found->Name + "', not found before, is found now";
+    return std::nullopt;
+  }
+
+  void preparePch() {
+    if (!O.Pch || !Cmd)
+      return;
+    llvm::Expected<PchUse> Use = prepareAutoPch(*Cmd, O.Source, O.Dir);
+    if (!Use) {
+      explain(O, "pch: none for '" + O.Source + "' (" +
+                     llvm::toString(Use.takeError()) + ")");
+      return;
+    }
+    Pch = std::move(*Use);
+    if (Pch->Built) {
       explain(O, "pch: built for '" + O.Source + "' in " +
                      llvm::formatv("{0:F1}", Pch->Seconds) + " s");
-    else {
-      explain(O, "pch: reused for '" + O.Source + "'");
-      markCacheItemUsed(Pch->Path);
+      return;
     }
+    explain(O, "pch: reused for '" + O.Source + "'");
+    markCacheItemUsed(Pch->Path);
   }
-  // A run that analyzed may have added a result or a PCH: keep the cache
-  // under its limit (what this run uses stays).
-  auto Trim = llvm::make_scope_exit([&] {
+
+  void trim() {
     if (!O.Cache && !Pch)
       return;
     TrimSummary T =
@@ -472,74 +592,98 @@ int runCachedAnalysis(const CacheOptions &O) {
                                "removed {2} precompiled header{3} and {4} "
                                "result{5}, the least recently used",
                                O.MaxBytes, T.BytesBefore, T.Pchs,
-                               T.Pchs == 1 ? "" : "s", T.Results,
-                               T.Results == 1 ? "" : "s")
+                               plural(T.Pchs), T.Results, plural(T.Results))
                      .str());
     if (T.Leftovers)
       explain(O, llvm::formatv("cache: removed {0} precompiled header{1} "
                                "left half-built by a killed run",
-                               T.Leftovers, T.Leftovers == 1 ? "" : "s")
+                               T.Leftovers, plural(T.Leftovers))
                      .str());
-  });
+  }
 
-  llvm::SmallString<128> Out, Err, Headers, OwnFixes, PayloadFile;
-  for (auto [Path, Suffix] :
-       {std::pair{&Out, "out"}, std::pair{&Err, "err"},
-        std::pair{&Headers, "headers"}, std::pair{&OwnFixes, "yaml"},
-        std::pair{&PayloadFile, "json"}}) {
-    if (std::error_code EC = createRunTempFile("cache", Suffix, *Path)) {
+  /// Runs the child, prints what it printed, and stores the run; returns
+  /// its exit code, or 1 or 2 when it could not run.
+  int analyze() {
+    if (std::error_code EC = Files.create()) {
       llvm::errs() << "error: cannot create a temporary file: " << EC.message()
                    << "\n";
       return 1;
     }
+    // The exported fixes tell compiler errors apart; export them for the
+    // cache when the command line does not.
+    FixesFile = O.FixesFile.empty() ? Files.OwnFixes.str().str() : O.FixesFile;
+    llvm::Expected<Dependency> Before = describeDependency(O.Source);
+    auto Start = std::chrono::system_clock::now();
+    std::string Failure = runChild(Pch.has_value());
+    // Compiler errors with the PCH may come from the PCH itself (flags that
+    // differ, a header without include guard): the plain parse decides.
+    if (Pch && (!Failure.empty() || hasCompilerErrors(E))) {
+      explain(O, "pch: not used for '" + O.Source +
+                     "' (the analysis with it had errors)");
+      Pch.reset();
+      Failure = runChild(false);
+    }
+    llvm::outs() << E.Stdout;
+    llvm::outs().flush();
+    llvm::errs() << E.Stderr;
+    if (Failure.empty() && !E.Payloads.empty() &&
+        llvm::errorToBool(loadPayloads(E.Payloads)))
+      Failure = "its payloads are malformed";
+    if (!Failure.empty()) {
+      llvm::consumeError(Before.takeError());
+      llvm::errs() << "error: the analysis of '" << O.Source
+                   << "' failed: " << Failure << "\n";
+      return 2;
+    }
+    if (!Before) {
+      // A source that cannot be described cannot be checked at a replay.
+      llvm::consumeError(Before.takeError());
+      return E.ExitCode;
+    }
+    store(*Before, nanoseconds(Start));
+    return E.ExitCode;
   }
-  auto RemoveTemps = llvm::make_scope_exit([&] {
-    for (const llvm::SmallString<128> *P :
-         {&Out, &Err, &Headers, &OwnFixes, &PayloadFile})
-      fs::remove(*P);
-  });
-  // The exported fixes tell compiler errors apart; export them for the
-  // cache when the command line does not.
-  std::string FixesFile = O.FixesFile.empty() ? OwnFixes.str().str()
-                                              : O.FixesFile;
 
-  Dependency Before;
-  bool SourceKnown = describeDependency(O.Source, Before);
-  auto Start = std::chrono::system_clock::now();
-  Entry E;
-  auto RunChild = [&](bool WithPch) {
-    fs::remove(FixesFile);
+  /// The child's command line: this program as plain clang-tidy, with the
+  /// header list, the PCH and the exports this run needs.
+  std::vector<std::string> childArgs(bool WithPch) const {
     std::vector<std::string> Child = {O.Self, ChildFlag.str()};
     if (O.Payloads)
-      Child.push_back(("--payloads=" + PayloadFile).str());
-    for (const char *A : {"-Xclang", "-header-include-file", "-Xclang",
-                          Headers.c_str(), "-Xclang", "-sys-header-deps"})
-      Child.push_back(std::string("--extra-arg-before=") + A);
+      Child.push_back(("--payloads=" + Files.Payloads).str());
+    std::string Headers = Files.Headers.str().str();
+    for (llvm::StringRef A : {"-Xclang", "-header-include-file", "-Xclang",
+                              Headers.c_str(), "-Xclang", "-sys-header-deps"})
+      Child.push_back(("--extra-arg-before=" + A).str());
     if (WithPch)
       for (const std::string &A : {std::string("-include-pch"), Pch->Path})
         Child.push_back("--extra-arg-before=" + A);
     if (O.FixesFile.empty())
       Child.push_back("--export-fixes=" + FixesFile);
     // The child writes to files: keep clang-tidy's colors for a terminal.
-    bool ColorOption = false;
-    for (const std::string &A : O.Args)
-      ColorOption |= llvm::StringRef(A).ltrim('-').starts_with("use-color");
-    if (!ColorOption && llvm::sys::Process::StandardOutIsDisplayed())
+    if (!O.UserSetColor && llvm::sys::Process::StandardOutIsDisplayed())
       Child.push_back("--use-color");
     Child.insert(Child.end(), O.Args.begin(), O.Args.end());
+    return Child;
+  }
+
+  /// Runs the child into E; returns why it failed, or "".
+  std::string runChild(bool WithPch) {
+    fs::remove(FixesFile);
+    std::vector<std::string> Child = childArgs(WithPch);
     std::vector<llvm::StringRef> Refs(Child.begin(), Child.end());
     std::optional<llvm::StringRef> Redirects[] = {
-        std::nullopt, Out.str(), outputsMerged() ? Out.str() : Err.str()};
+        std::nullopt, Files.Out.str(),
+        outputsMerged() ? Files.Out.str() : Files.Err.str()};
     std::string ExecError;
     bool Failed = false;
     E = Entry();
     E.ExitCode = llvm::sys::ExecuteAndWait(O.Self, Refs, std::nullopt,
                                            Redirects, 0, 0, &ExecError,
                                            &Failed);
-    E.Stdout = readAll(Out);
-    E.Stderr = readAll(Err);
+    E.Stdout = readAll(Files.Out);
+    E.Stderr = readAll(Files.Err);
     if (O.Payloads)
-      E.Payloads = readAll(PayloadFile);
+      E.Payloads = readAll(Files.Payloads);
     if (fs::exists(FixesFile)) {
       E.Fixes = readAll(FixesFile);
       E.HasFixes = !O.FixesFile.empty();
@@ -547,68 +691,78 @@ int runCachedAnalysis(const CacheOptions &O) {
     if (Failed || E.ExitCode < 0)
       return ExecError.empty() ? std::string("crashed") : ExecError;
     return std::string();
-  };
-  std::string Failure = RunChild(Pch.has_value());
-  // Compiler errors with the PCH may come from the PCH itself (flags that
-  // differ, a header without include guard): the plain parse decides.
-  if (Pch && (!Failure.empty() || hasCompilerErrors(E))) {
-    explain(O, "pch: not used for '" + O.Source +
-                   "' (the analysis with it had errors)");
-    Pch.reset();
-    Failure = RunChild(false);
   }
-  llvm::outs() << E.Stdout;
-  llvm::outs().flush();
-  llvm::errs() << E.Stderr;
-  if (Failure.empty() && !E.Payloads.empty() && !loadPayloads(E.Payloads))
-    Failure = "its payloads are malformed";
-  if (!Failure.empty()) {
-    llvm::errs() << "error: the analysis of '" << O.Source
-                 << "' failed: " << Failure << "\n";
-    return 2;
-  }
-  int RC = E.ExitCode;
 
-  // Store it unless a file changed while it ran. With compiler errors, the
-  // #includes not found are stored too, each checked by clang's header
-  // search now and at every replay: a header installed later is seen.
-  if (!O.Cache || !Cmd || !SourceKnown)
-    return RC;
-  if (hasCompilerErrors(E)) {
-    if (!missingIncludes(E.Fixes, E.Missing)) {
+  /// Whether the run's #includes not found can be stored: each is checked
+  /// by clang's header search now and at every replay, so that a header
+  /// installed later is seen.
+  bool missingIncludesStorable() {
+    if (!hasCompilerErrors(E))
+      return true;
+    llvm::Expected<std::vector<MissingInclude>> Missing =
+        missingIncludes(E.Fixes);
+    if (!Missing) {
+      llvm::consumeError(Missing.takeError());
       explain(O, "cache: not stored (an #include not found cannot be "
                  "checked later)");
-      return RC;
+      return false;
     }
+    E.Missing = std::move(*Missing);
     if (const MissingInclude *M = foundNow(*Cmd, O.Source, E.Missing)) {
       explain(O, "cache: not stored ('" + M->Name +
                      "' was not found, but a search finds it)");
-      return RC;
+      return false;
     }
+    return true;
   }
-  // The headers are described now, after the run: a time after its start
-  // means one changed while it ran. The file and the PCH's headers were
-  // described before it, so they are compared with the disk instead.
-  int64_t Started = nanoseconds(Start);
-  E.Deps.push_back(Before);
-  if (!readHeaderList(Headers, E.Deps))
-    return RC;
-  for (const Dependency &D : llvm::ArrayRef(E.Deps).drop_front())
-    if (D.MTime >= Started)
-      return RC;
-  if (!isUnchanged(Before))
-    return RC;
-  if (Pch) {
-    for (const Dependency &D : Pch->Deps)
-      if (!isUnchanged(D))
-        return RC;
+
+  /// The files the run read, unless one changed while it ran. The headers
+  /// are described now, after the run: a time after its start means one
+  /// changed meanwhile. The file and the PCH's headers were described
+  /// before it, so they are compared with the disk instead.
+  bool collectDependencies(const Dependency &Before, int64_t Started) {
+    E.Deps.push_back(Before);
+    if (llvm::Error Unreadable = readHeaderList(Files.Headers, E.Deps)) {
+      llvm::consumeError(std::move(Unreadable));
+      return false;
+    }
+    for (const Dependency &D : llvm::ArrayRef(E.Deps).drop_front())
+      if (D.MTime >= Started)
+        return false;
+    if (!isUnchanged(Before))
+      return false;
+    if (!Pch)
+      return true;
+    if (!llvm::all_of(Pch->Deps, isUnchanged))
+      return false;
     E.Deps.insert(E.Deps.end(), Pch->Deps.begin(), Pch->Deps.end());
+    return true;
   }
-  fs::create_directories(llvm::sys::path::parent_path(EntryPath));
-  std::string Error = writeFileAtomically(EntryPath, serializeEntry(E));
-  if (!Error.empty())
-    explain(O, "cache: not stored: " + Error);
-  return RC;
+
+  /// Stores the run unless a file changed while it ran.
+  void store(const Dependency &Before, int64_t Started) {
+    if (!O.Cache || !Cmd || !missingIncludesStorable() ||
+        !collectDependencies(Before, Started))
+      return;
+    fs::create_directories(llvm::sys::path::parent_path(EntryPath));
+    if (llvm::Error Error = writeFileAtomically(EntryPath, serializeEntry(E)))
+      explain(O, "cache: not stored: " + llvm::toString(std::move(Error)));
+  }
+
+  const CacheOptions &O;
+  std::optional<SourceCommand> Cmd;
+  std::string NoCommand; // why there is no Cmd
+  llvm::SmallString<256> EntryPath;
+  std::optional<PchUse> Pch;
+  ChildFiles Files;
+  std::string FixesFile;
+  Entry E; // the child's run
+};
+
+} // namespace
+
+int runCachedAnalysis(const CacheOptions &O) {
+  return CachedRun(O).run();
 }
 
 } // namespace torchtidy

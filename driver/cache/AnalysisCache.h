@@ -13,6 +13,7 @@
 #define LIBTORCH_TIDY_DRIVER_CACHE_ANALYSISCACHE_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,19 +28,26 @@ struct Dependency {
   uint64_t Hash = 0; // of the content
 };
 
-/// Reads \p Path's size, time and content hash; false when it is unreadable.
-bool describeDependency(llvm::StringRef Path, Dependency &D);
+/// \p Path's size, time and content hash; an error when it is not a
+/// readable regular file.
+llvm::Expected<Dependency> describeDependency(llvm::StringRef Path);
 
 /// Whether \p D is unchanged: same size and time, or else the same content.
-/// \p Changed names it otherwise.
+/// A file that changed or is gone is a normal answer (false), not an error.
 bool isUnchanged(const Dependency &D);
 
-/// The files a header-include list names (clang's -header-include-file, one
-/// path per line), described; false when one of them cannot be read.
-bool readHeaderList(llvm::StringRef ListFile, std::vector<Dependency> &Deps);
+/// Appends to \p Deps the files a header-include list names (clang's
+/// -header-include-file, one path per line) that it does not hold yet,
+/// described; an error when the list or one of them cannot be read.
+llvm::Error readHeaderList(llvm::StringRef ListFile,
+                           std::vector<Dependency> &Deps);
 
+/// One line per dependency: "dep SIZE MTIME HASH PATH".
 std::string serializeDependencies(const std::vector<Dependency> &Deps);
-bool parseDependencies(llvm::StringRef Text, std::vector<Dependency> &Deps);
+/// The dependencies of serializeDependencies' text; an error when it is
+/// malformed.
+llvm::Expected<std::vector<Dependency>>
+parseDependencies(llvm::StringRef Text);
 
 /// $LIBTORCH_TIDY_CACHE_DIR, else $XDG_CACHE_HOME/libtorch-tidy, else
 /// ~/.cache/libtorch-tidy.
@@ -56,7 +64,17 @@ struct CacheOptions {
   bool Pch = true;               // precompile the LibTorch includes
   bool Explain = false;          // say on stderr what the cache did
   uint64_t MaxBytes = 0;         // trim the cache to this size; 0: no limit
+  /// The command line sets --use-color itself.
+  bool UserSetColor = false;
 };
+
+struct SourceCommand;
+
+/// The key of a stored result: everything besides the files read that
+/// decides a run's output (this program, the command line, the compile
+/// command \p Cmd when there is one, the configuration files clang-tidy may
+/// read, the include path variables), as a hex SHA-256.
+std::string resultKey(const CacheOptions &O, const SourceCommand *Cmd);
 
 /// Analyzes one file in a child process, or replays its stored run, and
 /// returns clang-tidy's exit code.

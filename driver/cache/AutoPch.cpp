@@ -1,7 +1,7 @@
 //===--- AutoPch.cpp - libtorch-tidy --------------------------------------===//
 
 #include "cache/AutoPch.h"
-#include "export/FindingsExport.h"
+#include "support/AtomicWrite.h"
 #include "support/TempFiles.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticLex.h"
@@ -18,6 +18,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
 #include <chrono>
+#include <optional>
 
 using namespace clang;
 
@@ -25,72 +26,140 @@ namespace torchtidy {
 
 namespace fs = llvm::sys::fs;
 
-std::optional<SourceCommand>
-compileCommandFor(const std::vector<std::string> &Args, llvm::StringRef Source,
-                  std::string &Why) {
-  std::optional<std::string> BuildPath;
-  std::optional<std::vector<std::string>> Fixed;
-  std::vector<std::string> Before, After;
+namespace {
+
+llvm::Error noPch(const llvm::Twine &Why) {
+  return llvm::createStringError(
+      std::make_error_code(std::errc::operation_not_supported), Why);
+}
+
+/// What of clang-tidy's command line decides the compile command.
+struct CompileArgs {
+  std::optional<std::string> BuildPath;                // -p
+  std::optional<std::vector<std::string>> Fixed;       // after "--"
+  std::vector<std::string> Before, After;              // --extra-arg(-before)
+};
+
+/// The value of option \p Name in \p A (its leading dashes gone): "name=V",
+/// or "name" followed by V, the next argument at \p I, then consumed.
+std::optional<std::string> valueOf(llvm::StringRef A, llvm::StringRef Name,
+                                   const std::vector<std::string> &Args,
+                                   size_t &I) {
+  if (!A.consume_front(Name))
+    return std::nullopt;
+  if (A.consume_front("="))
+    return A.str();
+  if (A.empty() && I + 1 < Args.size())
+    return Args[++I];
+  return std::nullopt;
+}
+
+CompileArgs compileArgsOf(const std::vector<std::string> &Args) {
+  CompileArgs C;
   for (size_t I = 0; I < Args.size(); ++I) {
     llvm::StringRef A(Args[I]);
     if (A == "--") {
-      Fixed.emplace(Args.begin() + I + 1, Args.end());
+      C.Fixed.emplace(Args.begin() + I + 1, Args.end());
       break;
     }
     if (!A.consume_front("-"))
       continue;
     A.consume_front("-");
-    auto Value = [&](llvm::StringRef Name) -> std::optional<std::string> {
-      llvm::StringRef Rest = A;
-      if (!Rest.consume_front(Name))
-        return std::nullopt;
-      if (Rest.consume_front("="))
-        return Rest.str();
-      if (Rest.empty() && I + 1 < Args.size())
-        return Args[++I];
-      return std::nullopt;
-    };
-    if (auto V = Value("extra-arg-before"))
-      Before.push_back(*V);
-    else if (auto V = Value("extra-arg"))
-      After.push_back(*V);
+    if (auto V = valueOf(A, "extra-arg-before", Args, I))
+      C.Before.push_back(*V);
+    else if (auto V = valueOf(A, "extra-arg", Args, I))
+      C.After.push_back(*V);
     else if (A == "p" || A.starts_with("p="))
-      BuildPath = Value("p");
+      C.BuildPath = valueOf(A, "p", Args, I);
   }
+  return C;
+}
 
+std::unique_ptr<tooling::CompilationDatabase>
+databaseFor(const CompileArgs &C, llvm::StringRef AbsSource) {
+  std::string Error;
+  if (C.Fixed)
+    return std::make_unique<tooling::FixedCompilationDatabase>(".", *C.Fixed);
+  if (C.BuildPath)
+    return tooling::CompilationDatabase::autoDetectFromDirectory(*C.BuildPath,
+                                                                 Error);
+  return tooling::CompilationDatabase::autoDetectFromSource(AbsSource, Error);
+}
+
+} // namespace
+
+llvm::Expected<SourceCommand>
+compileCommandFor(const std::vector<std::string> &Args,
+                  llvm::StringRef Source) {
+  CompileArgs C = compileArgsOf(Args);
   llvm::SmallString<256> Abs(Source);
   fs::make_absolute(Abs);
   llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
-  std::string Error;
-  std::unique_ptr<tooling::CompilationDatabase> DB;
-  if (Fixed)
-    DB = std::make_unique<tooling::FixedCompilationDatabase>(".", *Fixed);
-  else if (BuildPath)
-    DB = tooling::CompilationDatabase::autoDetectFromDirectory(*BuildPath,
-                                                               Error);
-  else
-    DB = tooling::CompilationDatabase::autoDetectFromSource(Abs, Error);
-  if (!DB) {
-    Why = "no compilation database";
-    return std::nullopt;
-  }
+  std::unique_ptr<tooling::CompilationDatabase> DB = databaseFor(C, Abs);
+  if (!DB)
+    return noPch("no compilation database");
   // As clang-tidy adds --extra-arg and --extra-arg-before.
   auto Adjusting =
       std::make_unique<tooling::ArgumentsAdjustingCompilations>(std::move(DB));
   Adjusting->appendArgumentsAdjuster(tooling::combineAdjusters(
       tooling::getInsertArgumentAdjuster(
-          Before, tooling::ArgumentInsertPosition::BEGIN),
+          C.Before, tooling::ArgumentInsertPosition::BEGIN),
       tooling::getInsertArgumentAdjuster(
-          After, tooling::ArgumentInsertPosition::END)));
+          C.After, tooling::ArgumentInsertPosition::END)));
   std::vector<tooling::CompileCommand> Commands =
       Adjusting->getCompileCommands(Abs);
-  if (Commands.empty()) {
-    Why = "no compile command for the file";
-    return std::nullopt;
-  }
+  if (Commands.empty())
+    return noPch("no compile command for the file");
   return SourceCommand{Commands.front().Directory,
                        Commands.front().CommandLine};
 }
+
+namespace {
+
+/// \p Line, trimmed, without the block comments that start or (when
+/// \p InComment) end on it; \p InComment tells whether one goes on after it.
+llvm::StringRef withoutBlockComments(llvm::StringRef Line, bool &InComment) {
+  llvm::StringRef T = Line.trim();
+  if (InComment) {
+    size_t End = T.find("*/");
+    if (End == llvm::StringRef::npos)
+      return "";
+    InComment = false;
+    T = T.drop_front(End + 2).trim();
+  }
+  if (T.starts_with("/*")) {
+    size_t End = T.find("*/", 2);
+    if (End == llvm::StringRef::npos) {
+      InComment = true;
+      return "";
+    }
+    T = T.drop_front(End + 2).trim();
+  }
+  return T;
+}
+
+/// The header name of \p T, a directive after its '#': "include <Name>" with
+/// at most a line comment after it; std::nullopt for any other directive
+/// (an absent include is a normal answer: the leading lines end there).
+std::optional<llvm::StringRef> angledIncludeOf(llvm::StringRef T) {
+  if (!T.consume_front("include"))
+    return std::nullopt;
+  T = T.ltrim();
+  size_t Close = T.find('>');
+  if (!T.starts_with("<") || Close == llvm::StringRef::npos)
+    return std::nullopt;
+  llvm::StringRef Rest = T.drop_front(Close + 1).trim();
+  if (!Rest.empty() && !Rest.starts_with("//"))
+    return std::nullopt;
+  return T.slice(1, Close);
+}
+
+bool isLibTorchHeader(llvm::StringRef Name) {
+  return Name.starts_with("torch/") || Name.starts_with("ATen/") ||
+         Name.starts_with("c10/");
+}
+
+} // namespace
 
 std::string leadingLibTorchIncludes(llvm::StringRef Code) {
   Code.consume_front("\xEF\xBB\xBF");
@@ -99,22 +168,7 @@ std::string leadingLibTorchIncludes(llvm::StringRef Code) {
   llvm::SmallVector<llvm::StringRef, 0> Lines;
   Code.split(Lines, '\n');
   for (llvm::StringRef Line : Lines) {
-    llvm::StringRef T = Line.trim();
-    if (InComment) {
-      size_t End = T.find("*/");
-      if (End == llvm::StringRef::npos)
-        continue;
-      InComment = false;
-      T = T.drop_front(End + 2).trim();
-    }
-    if (T.starts_with("/*")) {
-      size_t End = T.find("*/", 2);
-      if (End == llvm::StringRef::npos) {
-        InComment = true;
-        continue;
-      }
-      T = T.drop_front(End + 2).trim();
-    }
+    llvm::StringRef T = withoutBlockComments(Line, InComment);
     if (T.empty() || T.starts_with("//"))
       continue;
     if (!T.consume_front("#"))
@@ -122,24 +176,23 @@ std::string leadingLibTorchIncludes(llvm::StringRef Code) {
     T = T.ltrim();
     if (T.starts_with("pragma once"))
       continue;
-    if (!T.consume_front("include"))
+    std::optional<llvm::StringRef> Name = angledIncludeOf(T);
+    if (!Name)
       break;
-    T = T.ltrim();
-    size_t Close = T.find('>');
-    if (!T.starts_with("<") || Close == llvm::StringRef::npos)
-      break;
-    llvm::StringRef Name = T.slice(1, Close);
-    llvm::StringRef Rest = T.drop_front(Close + 1).trim();
-    if (!Rest.empty() && !Rest.starts_with("//"))
-      break;
-    Prefix += ("#include <" + Name + ">\n").str();
-    Torch |= Name.starts_with("torch/") || Name.starts_with("ATen/") ||
-             Name.starts_with("c10/");
+    Prefix += ("#include <" + *Name + ">\n").str();
+    Torch |= isLibTorchHeader(*Name);
   }
   return Torch ? Prefix : "";
 }
 
 namespace {
+
+/// Whether a flag brings a precompiled header, a forced include or modules.
+bool bringsPrecompiledCode(llvm::StringRef A) {
+  return A == "-include-pch" || A == "-include" || A.starts_with("-include=") ||
+         A == "--include" || A.starts_with("-fmodules") ||
+         A.starts_with("-fmodule-file") || A == "-emit-ast";
+}
 
 bool isCxxSource(llvm::StringRef Path) {
   llvm::StringRef Ext = llvm::sys::path::extension(Path);
@@ -148,10 +201,10 @@ bool isCxxSource(llvm::StringRef Path) {
 }
 
 /// The compile command's flags without the source, the output and what
-/// only a compile needs; std::nullopt with Why when they already bring a
-/// precompiled header or modules.
-std::optional<std::vector<std::string>>
-pchFlags(const SourceCommand &Cmd, llvm::StringRef Source, std::string &Why) {
+/// only a compile needs; an error when they already bring a precompiled
+/// header or modules.
+llvm::Expected<std::vector<std::string>> pchFlags(const SourceCommand &Cmd,
+                                                  llvm::StringRef Source) {
   std::vector<std::string> CL = tooling::getClangStripDependencyFileAdjuster()(
       tooling::getClangStripOutputAdjuster()(Cmd.CommandLine, Source), Source);
   llvm::SmallString<256> AbsSource(Source);
@@ -160,12 +213,8 @@ pchFlags(const SourceCommand &Cmd, llvm::StringRef Source, std::string &Why) {
   std::vector<std::string> Flags;
   for (size_t I = 1; I < CL.size(); ++I) {
     llvm::StringRef A(CL[I]);
-    if (A == "-include-pch" || A == "-include" || A.starts_with("-include=") ||
-        A == "--include" || A.starts_with("-fmodules") ||
-        A.starts_with("-fmodule-file") || A == "-emit-ast") {
-      Why = "the compile command already uses '" + A.str() + "'";
-      return std::nullopt;
-    }
+    if (bringsPrecompiledCode(A))
+      return noPch("the compile command already uses '" + A + "'");
     if (A == "-c" || A == "-fsyntax-only" || A == "-S" || A == "-E")
       continue;
     llvm::SmallString<256> Path(A);
@@ -221,14 +270,13 @@ public:
 
 } // namespace
 
-std::optional<bool> includeIsFound(const SourceCommand &Cmd,
-                                   llvm::StringRef Source,
-                                   llvm::StringRef IncluderDir,
-                                   llvm::StringRef Name, bool Angled) {
-  std::string Why;
-  std::optional<std::vector<std::string>> Flags = pchFlags(Cmd, Source, Why);
+llvm::Expected<bool> includeIsFound(const SourceCommand &Cmd,
+                                    llvm::StringRef Source,
+                                    llvm::StringRef IncluderDir,
+                                    llvm::StringRef Name, bool Angled) {
+  llvm::Expected<std::vector<std::string>> Flags = pchFlags(Cmd, Source);
   if (!Flags)
-    return std::nullopt;
+    return Flags.takeError();
   // A file of its own in the includer's directory, so that a quoted
   // include looks there first as it did.
   llvm::SmallString<256> Probe(IncluderDir);
@@ -249,33 +297,31 @@ std::optional<bool> includeIsFound(const SourceCommand &Cmd,
     return false;
   // Errors, none of them about the include: the run did not happen.
   if (RC && !Diags.getNumErrors())
-    return std::nullopt;
+    return noPch("the header search did not run");
   return true;
 }
 
-std::optional<PchUse> prepareAutoPch(const SourceCommand &Cmd,
-                                     llvm::StringRef Source,
-                                     llvm::StringRef CacheDir,
-                                     std::string &Why) {
-  if (!isCxxSource(Source)) {
-    Why = "not a C++ source file name";
-    return std::nullopt;
-  }
-  auto Code = llvm::MemoryBuffer::getFile(Source);
-  if (!Code) {
-    Why = "cannot read the file";
-    return std::nullopt;
-  }
-  std::string Prefix = leadingLibTorchIncludes((*Code)->getBuffer());
-  if (Prefix.empty()) {
-    Why = "the file does not start with #include <...> lines that include "
-          "LibTorch";
-    return std::nullopt;
-  }
-  std::optional<std::vector<std::string>> Flags = pchFlags(Cmd, Source, Why);
-  if (!Flags)
-    return std::nullopt;
+namespace {
 
+/// The leading LibTorch includes of \p Source, the text its PCH holds.
+llvm::Expected<std::string> pchPrefixOf(llvm::StringRef Source) {
+  if (!isCxxSource(Source))
+    return noPch("not a C++ source file name");
+  auto Code = llvm::MemoryBuffer::getFile(Source);
+  if (!Code)
+    return noPch("cannot read the file");
+  std::string Prefix = leadingLibTorchIncludes((*Code)->getBuffer());
+  if (Prefix.empty())
+    return noPch("the file does not start with #include <...> lines that "
+                 "include LibTorch");
+  return Prefix;
+}
+
+/// The name of the PCH of \p Prefix with \p Flags, in \p Cmd's directory:
+/// a hash of what decides its content.
+std::string pchKey(const SourceCommand &Cmd,
+                   const std::vector<std::string> &Flags,
+                   llvm::StringRef Prefix) {
   llvm::SHA256 H;
   auto Add = [&](llvm::StringRef S) {
     H.update(S);
@@ -285,68 +331,111 @@ std::optional<PchUse> prepareAutoPch(const SourceCommand &Cmd,
   Add(LLVM_VERSION_STRING);
   // The directory matters only to relative paths: without them, one PCH
   // serves every directory the same flags are used in.
-  if (hasRelativePaths(*Flags)) {
+  if (hasRelativePaths(Flags)) {
     llvm::SmallString<256> Dir(Cmd.Directory);
     fs::make_absolute(Dir);
     Add(Dir);
   }
-  for (const std::string &F : *Flags)
+  for (const std::string &F : Flags)
     Add(F);
   Add(Prefix);
-  std::string Key = llvm::toHex(H.final(), /*LowerCase=*/true);
-  llvm::SmallString<256> Base(CacheDir);
-  llvm::sys::path::append(Base, "pch", Key);
-  std::string Pch = (Base + ".pch").str(), DepsFile = (Base + ".deps").str(),
-              Header = (Base + ".h").str();
+  return llvm::toHex(H.final(), /*LowerCase=*/true);
+}
 
-  PchUse Use;
-  Use.Path = Pch;
-  if (fs::exists(Pch))
-    if (auto Text = llvm::MemoryBuffer::getFile(DepsFile)) {
-      bool Valid = parseDependencies((*Text)->getBuffer(), Use.Deps) &&
-                   !Use.Deps.empty();
-      for (const Dependency &D : Use.Deps)
-        Valid = Valid && isUnchanged(D);
-      if (Valid)
-        return Use;
-      Use.Deps.clear();
-    }
+/// The files of one PCH in the cache: the PCH, its dependency list and the
+/// header it is built from.
+struct PchFiles {
+  std::string Pch, DepsFile, Header;
+};
 
-  // Build it beside its final name and rename it there, so that parallel
-  // runs never read a half-written one.
-  auto Start = std::chrono::steady_clock::now();
-  fs::create_directories(llvm::sys::path::parent_path(Pch));
-  std::string Error = writeFileAtomically(Header, Prefix);
-  llvm::SmallString<256> TempPch, Headers;
-  if (!Error.empty() || fs::createUniqueFile(Pch + ".%%%%%%%%.tmp", TempPch) ||
-      createRunTempFile("pch", "headers", Headers)) {
-    Why = "cannot write to the cache directory";
+/// The headers of a stored PCH, when it exists and none of them changed
+/// (an absent or stale PCH is a normal answer: it is built again).
+std::optional<std::vector<Dependency>> reusableDeps(const PchFiles &Files) {
+  if (!fs::exists(Files.Pch))
+    return std::nullopt;
+  auto Text = llvm::MemoryBuffer::getFile(Files.DepsFile);
+  if (!Text)
+    return std::nullopt;
+  llvm::Expected<std::vector<Dependency>> Deps =
+      parseDependencies((*Text)->getBuffer());
+  if (!Deps) {
+    llvm::consumeError(Deps.takeError());
     return std::nullopt;
   }
+  if (Deps->empty() || !llvm::all_of(*Deps, isUnchanged))
+    return std::nullopt;
+  return std::move(*Deps);
+}
+
+/// Builds the PCH of \p Files.Header with \p Flags; returns the headers in
+/// it. It is built beside its final name and renamed there, so that
+/// parallel runs never read a half-written one.
+llvm::Expected<std::vector<Dependency>>
+buildPch(const SourceCommand &Cmd, const std::vector<std::string> &Flags,
+         const PchFiles &Files, llvm::StringRef Prefix) {
+  fs::create_directories(llvm::sys::path::parent_path(Files.Pch));
+  llvm::SmallString<256> TempPch, Headers;
+  llvm::Error Written = writeFileAtomically(Files.Header, Prefix);
+  bool Failed = static_cast<bool>(Written);
+  llvm::consumeError(std::move(Written));
+  if (Failed || fs::createUniqueFile(Files.Pch + ".%%%%%%%%.tmp", TempPch) ||
+      createRunTempFile("pch", "headers", Headers))
+    return noPch("cannot write to the cache directory");
   auto Cleanup = llvm::make_scope_exit([&] {
     fs::remove(TempPch);
     fs::remove(Headers);
   });
-  std::vector<std::string> PchArgs = *Flags;
+  std::vector<std::string> PchArgs = Flags;
   PchArgs.insert(PchArgs.end(),
                  {"-x", "c++-header", "-fpch-instantiate-templates", "-Xclang",
                   "-header-include-file", "-Xclang", Headers.str().str(),
                   "-Xclang", "-sys-header-deps", "-o", TempPch.str().str()});
   tooling::FixedCompilationDatabase DB(Cmd.Directory, PchArgs);
-  tooling::ClangTool Tool(DB, {Header});
+  tooling::ClangTool Tool(DB, {Files.Header});
   Tool.clearArgumentsAdjusters();
   IgnoringDiagConsumer Quiet;
   Tool.setDiagnosticConsumer(&Quiet);
-  if (Tool.run(tooling::newFrontendActionFactory<GeneratePCHAction>().get()) ||
-      !readHeaderList(Headers, Use.Deps) || Use.Deps.empty()) {
-    Why = "the LibTorch includes do not precompile with these flags";
-    return std::nullopt;
+  std::vector<Dependency> Deps;
+  bool Built =
+      !Tool.run(tooling::newFrontendActionFactory<GeneratePCHAction>().get());
+  if (Built)
+    Built = !llvm::errorToBool(readHeaderList(Headers, Deps)) && !Deps.empty();
+  if (!Built)
+    return noPch("the LibTorch includes do not precompile with these flags");
+  if (fs::rename(TempPch, Files.Pch) ||
+      llvm::errorToBool(
+          writeFileAtomically(Files.DepsFile, serializeDependencies(Deps))))
+    return noPch("cannot write to the cache directory");
+  return Deps;
+}
+
+} // namespace
+
+llvm::Expected<PchUse> prepareAutoPch(const SourceCommand &Cmd,
+                                      llvm::StringRef Source,
+                                      llvm::StringRef CacheDir) {
+  llvm::Expected<std::string> Prefix = pchPrefixOf(Source);
+  if (!Prefix)
+    return Prefix.takeError();
+  llvm::Expected<std::vector<std::string>> Flags = pchFlags(Cmd, Source);
+  if (!Flags)
+    return Flags.takeError();
+  llvm::SmallString<256> Base(CacheDir);
+  llvm::sys::path::append(Base, "pch", pchKey(Cmd, *Flags, *Prefix));
+  PchFiles Files{(Base + ".pch").str(), (Base + ".deps").str(),
+                 (Base + ".h").str()};
+  PchUse Use;
+  Use.Path = Files.Pch;
+  if (std::optional<std::vector<Dependency>> Deps = reusableDeps(Files)) {
+    Use.Deps = std::move(*Deps);
+    return Use;
   }
-  if (fs::rename(TempPch, Pch) ||
-      !writeFileAtomically(DepsFile, serializeDependencies(Use.Deps)).empty()) {
-    Why = "cannot write to the cache directory";
-    return std::nullopt;
-  }
+  auto Start = std::chrono::steady_clock::now();
+  llvm::Expected<std::vector<Dependency>> Deps =
+      buildPch(Cmd, *Flags, Files, *Prefix);
+  if (!Deps)
+    return Deps.takeError();
+  Use.Deps = std::move(*Deps);
   Use.Built = true;
   Use.Seconds = std::chrono::duration<double>(
                     std::chrono::steady_clock::now() - Start)

@@ -12,7 +12,7 @@
 
 #include "cache/AnalysisCache.h"
 #include "llvm/ADT/StringRef.h"
-#include <optional>
+#include "llvm/Support/Error.h"
 #include <string>
 #include <vector>
 
@@ -20,14 +20,14 @@ namespace torchtidy {
 
 /// The compile command clang-tidy will use for \p Source with these
 /// arguments (-p, --extra-arg, --extra-arg-before, flags after "--"), in
-/// its directory; std::nullopt with \p Why when there is none.
+/// its directory; an error saying why when there is none.
 struct SourceCommand {
   std::string Directory;
   std::vector<std::string> CommandLine;
 };
-std::optional<SourceCommand>
-compileCommandFor(const std::vector<std::string> &Args, llvm::StringRef Source,
-                  std::string &Why);
+llvm::Expected<SourceCommand>
+compileCommandFor(const std::vector<std::string> &Args,
+                  llvm::StringRef Source);
 
 /// The leading `#include <...>` lines of a file (comments, blank lines and
 /// #pragma once may come between them) when one names a LibTorch header;
@@ -36,11 +36,11 @@ std::string leadingLibTorchIncludes(llvm::StringRef Code);
 
 /// Whether `#include "Name"` (`<Name>` when \p Angled) in a file of
 /// \p IncluderDir finds a file with \p Cmd's flags, by clang's own header
-/// search; std::nullopt when that cannot be told.
-std::optional<bool> includeIsFound(const SourceCommand &Cmd,
-                                   llvm::StringRef Source,
-                                   llvm::StringRef IncluderDir,
-                                   llvm::StringRef Name, bool Angled);
+/// search; an error when the search cannot run.
+llvm::Expected<bool> includeIsFound(const SourceCommand &Cmd,
+                                    llvm::StringRef Source,
+                                    llvm::StringRef IncluderDir,
+                                    llvm::StringRef Name, bool Angled);
 
 struct PchUse {
   std::string Path;             // the precompiled header
@@ -51,12 +51,11 @@ struct PchUse {
 
 /// The precompiled header of \p Source's leading LibTorch includes for
 /// \p Cmd, under \p CacheDir: reused while none of its headers changed,
-/// built otherwise. std::nullopt with \p Why when the flags or the file do
-/// not allow one, or when it does not compile.
-std::optional<PchUse> prepareAutoPch(const SourceCommand &Cmd,
-                                     llvm::StringRef Source,
-                                     llvm::StringRef CacheDir,
-                                     std::string &Why);
+/// built otherwise. An error saying why when the flags or the file do not
+/// allow one, or when it does not compile.
+llvm::Expected<PchUse> prepareAutoPch(const SourceCommand &Cmd,
+                                      llvm::StringRef Source,
+                                      llvm::StringRef CacheDir);
 
 } // namespace torchtidy
 

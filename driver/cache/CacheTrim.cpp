@@ -34,34 +34,40 @@ struct Item {
 
 } // namespace
 
-std::optional<uint64_t> parseByteSize(llvm::StringRef Text) {
-  Text = Text.trim();
-  unsigned Shift = 0;
-  if (!Text.empty()) {
-    switch (llvm::toUpper(Text.back())) {
-    case 'K':
-      Shift = 10;
-      break;
-    case 'M':
-      Shift = 20;
-      break;
-    case 'G':
-      Shift = 30;
-      break;
-    case 'T':
-      Shift = 40;
-      break;
-    }
-    if (Shift)
-      Text = Text.drop_back();
+namespace {
+
+/// The power of 1024 that a size's last letter names (K, M, G, T), or 0.
+unsigned shiftOfUnit(char Unit) {
+  switch (llvm::toUpper(Unit)) {
+  case 'K':
+    return 10;
+  case 'M':
+    return 20;
+  case 'G':
+    return 30;
+  case 'T':
+    return 40;
+  default:
+    return 0;
   }
+}
+
+} // namespace
+
+llvm::Expected<uint64_t> parseByteSize(llvm::StringRef Text) {
+  llvm::StringRef Number = Text.trim();
+  unsigned Shift = Number.empty() ? 0 : shiftOfUnit(Number.back());
+  if (Shift)
+    Number = Number.drop_back();
   uint64_t N;
-  if (Text.empty() || Text.getAsInteger(10, N) || (N >> (64 - Shift - 1)))
-    return std::nullopt;
+  if (Number.empty() || Number.getAsInteger(10, N) || (N >> (64 - Shift - 1)))
+    return llvm::createStringError(
+        std::make_error_code(std::errc::invalid_argument),
+        "'" + Text + "' is not a size such as 5G, 500M, or 0 for no limit");
   return N << Shift;
 }
 
-std::optional<uint64_t> defaultCacheMaxBytes() {
+llvm::Expected<uint64_t> defaultCacheMaxBytes() {
   const char *Env = std::getenv("LIBTORCH_TIDY_CACHE_MAX_SIZE");
   if (!Env || !*Env)
     return DefaultCacheMaxBytes;

@@ -11,8 +11,8 @@
 #define LIBTORCH_TIDY_DRIVER_CACHE_CACHETRIM_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 #include <cstdint>
-#include <optional>
 #include <string>
 
 namespace torchtidy {
@@ -21,12 +21,12 @@ namespace torchtidy {
 inline constexpr uint64_t DefaultCacheMaxBytes = uint64_t(5) << 30;
 
 /// "5G", "500M", "64K" (powers of 1024) or a number of bytes; 0 means no
-/// limit. std::nullopt when malformed.
-std::optional<uint64_t> parseByteSize(llvm::StringRef Text);
+/// limit. An error when malformed.
+llvm::Expected<uint64_t> parseByteSize(llvm::StringRef Text);
 
-/// $LIBTORCH_TIDY_CACHE_MAX_SIZE, else DefaultCacheMaxBytes; std::nullopt
-/// when the variable is malformed.
-std::optional<uint64_t> defaultCacheMaxBytes();
+/// $LIBTORCH_TIDY_CACHE_MAX_SIZE, else DefaultCacheMaxBytes; an error when
+/// the variable is malformed.
+llvm::Expected<uint64_t> defaultCacheMaxBytes();
 
 /// Marks a result entry or a PCH (its .deps file) used now: the order in
 /// which trimCache removes them.

@@ -1,13 +1,14 @@
 //===--- SarifExport.cpp - libtorch-tidy ----------------------------------===//
 
 #include "export/SarifExport.h"
+#include "CheckTable.h"
+#include "export/DiagnosticReader.h"
 #include "export/FindingsExport.h"
-#include "TorchTidyModule.h"
-#include "clang-tidy/ClangTidyModule.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -22,90 +23,18 @@
 #endif
 
 using namespace clang;
-using namespace clang::tidy;
 
 namespace torchtidy {
 
 namespace {
 
-/// What a SARIF rule says about a check.
-struct SarifRuleText {
-  std::string Name;  ///< readable, as its class: "ZeroGrad"
-  std::string Short; ///< one sentence
-  std::string Full;  ///< the first paragraph of its docs/checks page
-};
-
-/// The rules' texts. Every registered torch check needs an entry: the
-/// driver tests fail on a rule that falls back to an empty description.
-const std::map<std::string, SarifRuleText, std::less<>> &ruleTexts() {
-  static const std::map<std::string, SarifRuleText, std::less<>> Texts = {
-      {"torch-blocking-host-to-device-copy",
-       {"BlockingHostToDeviceCopy",
-        "Host-to-device copy inside a loop blocks the host.",
-        "Finds copies of per-step host data to the device, inside loops, "
-        "that block the host because the source is not pinned and "
-        "`non_blocking` is not set, and rewrites them to a pinned, "
-        "non-blocking copy."}},
-      {"torch-conv-bias-before-batchnorm",
-       {"ConvBiasBeforeBatchNorm",
-        "Convolution bias is cancelled by the BatchNorm after it.",
-        "Finds convolutions whose output goes straight into a BatchNorm "
-        "while their bias is on, and builds them with `.bias(false)`."}},
-      {"torch-debug-api-enabled",
-       {"DebugApiEnabled", "Debugging switch left on for training.",
-        "Finds debugging switches left on for training: anomaly detection, "
-        "anomaly guards and profilers around the training loop, and (as a "
-        "remark) deterministic algorithms."}},
-      {"torch-host-sync-in-loop",
-       {"HostSyncInLoop",
-        "Host-device synchronization on every loop iteration.",
-        "Finds calls that make the host wait for the device on every "
-        "iteration of a loop, and names the better pattern; where it is "
-        "provably safe, the fix-it moves the work to the device and reads the "
-        "result once after the loop."}},
-      {"torch-host-tensor-to-device",
-       {"HostTensorToDevice",
-        "Tensor made on the host, then copied to the device.",
-        "Finds tensors made on the host by a factory and then copied to a "
-        "device, and creates them on the device directly by passing the "
-        "device in their options."}},
-      {"torch-zero-grad",
-       {"ZeroGrad", "Gradients zero-filled instead of reset.",
-        "Finds gradient clearing that fills every gradient with zeros instead "
-        "of resetting it, and rewrites it to the set-to-none form that the "
-        "LibTorch version in use accepts."}},
-  };
-  return Texts;
-}
-
-/// A 1-based line, and a 1-based column in UTF-16 code units (the run's
-/// columnKind), of a byte offset.
-struct Position {
-  unsigned Line = 1, Column = 1;
-};
-
-Position positionOf(llvm::StringRef Text, size_t Offset) {
-  Offset = std::min(Offset, Text.size());
-  size_t LineStart = Text.rfind('\n', Offset);
-  LineStart = LineStart == llvm::StringRef::npos ? 0 : LineStart + 1;
-  Position P;
-  P.Line = 1 + Text.take_front(LineStart).count('\n');
-  for (size_t I = LineStart; I < Offset; ++I) {
-    auto C = static_cast<unsigned char>(Text[I]);
-    if ((C & 0xC0) == 0x80)
-      continue; // a UTF-8 continuation byte
-    // A four-byte sequence is outside the BMP: a surrogate pair.
-    P.Column += C >= 0xF0 ? 2 : 1;
-  }
-  return P;
-}
-
+/// A region, its columns in UTF-16 code units (the run's columnKind).
 llvm::json::Object region(llvm::StringRef Text, size_t Begin, size_t End) {
-  Position B = positionOf(Text, Begin), E = positionOf(Text, End);
+  TextPosition B = positionOf(Text, Begin), E = positionOf(Text, End);
   return llvm::json::Object{{"startLine", B.Line},
-                            {"startColumn", B.Column},
+                            {"startColumn", B.Utf16Column},
                             {"endLine", E.Line},
-                            {"endColumn", E.Column}};
+                            {"endColumn", E.Utf16Column}};
 }
 
 bool isIdentifierChar(char C) { return llvm::isAlnum(C) || C == '_'; }
@@ -163,12 +92,9 @@ Artifact artifactOf(llvm::StringRef Path, llvm::StringRef Root) {
 /// The line holding \p Offset with its runs of whitespace made one space and
 /// trimmed: reindenting the code keeps the fingerprint.
 std::string normalizedLine(llvm::StringRef Text, size_t Offset) {
-  Offset = std::min(Offset, Text.size());
-  size_t Begin = Text.rfind('\n', Offset);
-  Begin = Begin == llvm::StringRef::npos ? 0 : Begin + 1;
   std::string Out;
   bool Space = false;
-  for (char C : Text.slice(Begin, Text.find('\n', Offset))) {
+  for (char C : Text.slice(lineStartOf(Text, Offset), lineEndOf(Text, Offset))) {
     if (llvm::isSpace(C)) {
       Space = !Out.empty();
       continue;
@@ -205,46 +131,19 @@ const char *levelOf(tooling::Diagnostic::Level L) {
   }
 }
 
-/// Every torch-* check registered in the module, sorted by name.
-std::vector<std::string> registeredTorchChecks() {
-  clang::tidy::torch::TorchModule Module;
-  ClangTidyCheckFactories Factories;
-  Module.addCheckFactories(Factories);
-  std::vector<std::string> Names;
-  for (const auto &Entry : Factories)
-    if (Entry.getKey().starts_with("torch-"))
-      Names.push_back(Entry.getKey().str());
-  llvm::sort(Names);
-  return Names;
-}
-
-/// The texts of \p Check; empty when the table has no entry for it.
-SarifRuleText sarifRuleText(llvm::StringRef Check) {
-  auto It = ruleTexts().find(Check);
-  return It == ruleTexts().end() ? SarifRuleText{} : It->second;
-}
-
-/// "zero-grad" -> "ZeroGrad": the rule's readable name.
-std::string camelCase(llvm::StringRef Check) {
-  std::string Out;
-  for (llvm::StringRef Word : llvm::split(Check, '-'))
-    if (!Word.empty())
-      Out += llvm::toUpper(Word.front()) + Word.drop_front().str();
-  return Out;
-}
-
-llvm::json::Object ruleOf(llvm::StringRef Check) {
-  SarifRuleText T = sarifRuleText(Check);
-  std::string Page = "docs/checks/" + Check.drop_front(6).str() + ".md";
+/// The rule of a check, from the check table.
+llvm::json::Object ruleOf(const CheckInfo &Check) {
+  std::string Full(Check.Description), Page(Check.DocsPage);
   return llvm::json::Object{
-      {"id", Check},
-      {"name", T.Name.empty() ? camelCase(Check.drop_front(6)) : T.Name},
-      {"shortDescription", llvm::json::Object{{"text", T.Short}}},
-      {"fullDescription", llvm::json::Object{{"text", T.Full}}},
+      {"id", std::string(Check.Name)},
+      {"name", std::string(readableName(Check))},
+      {"shortDescription",
+       llvm::json::Object{{"text", std::string(Check.Summary)}}},
+      {"fullDescription", llvm::json::Object{{"text", Full}}},
       {"help",
-       llvm::json::Object{{"text", T.Full + "\n\nDocumentation: " + Page +
+       llvm::json::Object{{"text", Full + "\n\nDocumentation: " + Page +
                                        " in the libtorch-tidy sources."},
-                          {"markdown", T.Full + "\n\nDocumentation: `" + Page +
+                          {"markdown", Full + "\n\nDocumentation: `" + Page +
                                            "` in the libtorch-tidy sources."}}},
       {"defaultConfiguration", llvm::json::Object{{"level", "warning"}}},
       {"properties",
@@ -252,70 +151,83 @@ llvm::json::Object ruleOf(llvm::StringRef Check) {
   };
 }
 
-} // namespace
-
-std::string exportSarif(llvm::StringRef FixesYaml, llvm::StringRef Output,
-                        llvm::StringRef RootDir,
-                        const llvm::StringMap<std::string> &Originals) {
-  std::vector<tooling::Diagnostic> Diagnostics;
-  if (std::string Error = readDiagnostics(FixesYaml, Diagnostics);
-      !Error.empty())
-    return Error;
-  llvm::erase_if(Diagnostics, [](const tooling::Diagnostic &D) {
-    return !llvm::StringRef(D.DiagnosticName).starts_with("torch-");
+/// The checks of the table, sorted by name: the rules' order.
+std::vector<const CheckInfo *> sortedChecks() {
+  std::vector<const CheckInfo *> Checks;
+  for (const CheckInfo &Info : CheckTable)
+    Checks.push_back(&Info);
+  llvm::sort(Checks, [](const CheckInfo *A, const CheckInfo *B) {
+    return A->Name < B->Name;
   });
-  // In file order: the occurrence counters of the fingerprints follow it.
+  return Checks;
+}
+
+/// The torch findings of \p Diagnostics in file order: the occurrence
+/// counters of the fingerprints follow it.
+std::vector<tooling::Diagnostic>
+sortedFindings(std::vector<tooling::Diagnostic> Diagnostics) {
+  llvm::erase_if(Diagnostics, [](const tooling::Diagnostic &D) {
+    return !isTorchFinding(D);
+  });
   llvm::sort(Diagnostics, [](const tooling::Diagnostic &A,
                              const tooling::Diagnostic &B) {
     const tooling::DiagnosticMessage &MA = A.Message, &MB = B.Message;
     return std::tie(MA.FilePath, MA.FileOffset, A.DiagnosticName, MA.Message) <
            std::tie(MB.FilePath, MB.FileOffset, B.DiagnosticName, MB.Message);
   });
+  return Diagnostics;
+}
 
-  std::string Root = RootDir.empty() ? "" : absolutePath(RootDir);
-  while (Root.size() > 1 && Root.back() == '/')
-    Root.pop_back();
+/// Builds the results of one log: locations resolved in the texts, paths
+/// made relative to the root, fingerprints counted per line.
+class ResultBuilder {
+public:
+  ResultBuilder(const llvm::StringMap<std::string> &Originals,
+                std::string Root, std::vector<const CheckInfo *> Checks)
+      : Texts(Originals), Root(std::move(Root)), Checks(std::move(Checks)) {}
 
-  SourceTexts Texts(Originals);
-  auto Source = [&](const std::string &Path) { return Texts.get(Path); };
-
-  std::vector<std::string> Checks = registeredTorchChecks();
-  llvm::json::Array Rules;
-  for (const std::string &Check : Checks)
-    Rules.push_back(ruleOf(Check));
-
-  llvm::json::Array Results;
-  std::map<std::string, unsigned> Occurrences;
-  for (const tooling::Diagnostic &D : Diagnostics) {
+  llvm::json::Object resultOf(const tooling::Diagnostic &D) {
     const tooling::DiagnosticMessage &M = D.Message;
-    llvm::StringRef Text = Source(M.FilePath);
+    llvm::StringRef Text = Texts.get(M.FilePath);
     Artifact Where = artifactOf(M.FilePath, Root);
-
     llvm::json::Array Locations{llvm::json::Object{
         {"physicalLocation",
          llvm::json::Object{
              {"artifactLocation", std::move(Where.Location)},
              {"region", region(Text, M.FileOffset, endOf(M, Text))}}}}};
-
     llvm::json::Object Result{
         {"ruleId", D.DiagnosticName},
         {"level", levelOf(D.DiagLevel)},
         {"message", llvm::json::Object{{"text", M.Message}}},
         {"locations", std::move(Locations)},
     };
-    auto Rule = llvm::find(Checks, D.DiagnosticName);
+    auto Rule = llvm::find_if(Checks, [&](const CheckInfo *C) {
+      return C->Name == D.DiagnosticName;
+    });
     if (Rule != Checks.end())
       Result["ruleIndex"] = static_cast<int64_t>(Rule - Checks.begin());
-
     std::string Line = normalizedLine(Text, M.FileOffset);
     std::string Key = D.DiagnosticName + '\0' + Where.Key + '\0' + Line;
     Result["partialFingerprints"] = llvm::json::Object{
         {"libtorch-tidy/v1",
          fingerprint(D.DiagnosticName, Where.Key, Line, Occurrences[Key]++)}};
+    llvm::json::Array Changes = changesOf(M);
+    if (!Changes.empty())
+      Result["fixes"] = llvm::json::Array{llvm::json::Object{
+          {"description", llvm::json::Object{{"text", "Apply the fix-it"}}},
+          {"artifactChanges", std::move(Changes)}}};
+    llvm::json::Array Related = relatedOf(D);
+    if (!Related.empty())
+      Result["relatedLocations"] = std::move(Related);
+    return Result;
+  }
 
+private:
+  /// The fix-its as artifactChanges, one per file.
+  llvm::json::Array changesOf(const tooling::DiagnosticMessage &M) {
     llvm::json::Array Changes;
     for (const auto &[Path, Replacements] : M.Fix) {
-      llvm::StringRef FileText = Source(Path.str());
+      llvm::StringRef FileText = Texts.get(Path.str());
       llvm::json::Array Edits;
       for (const tooling::Replacement &R : Replacements)
         Edits.push_back(llvm::json::Object{
@@ -329,16 +241,16 @@ std::string exportSarif(llvm::StringRef FixesYaml, llvm::StringRef Output,
           {"artifactLocation", artifactOf(Path, Root).Location},
           {"replacements", std::move(Edits)}});
     }
-    if (!Changes.empty())
-      Result["fixes"] = llvm::json::Array{llvm::json::Object{
-          {"description", llvm::json::Object{{"text", "Apply the fix-it"}}},
-          {"artifactChanges", std::move(Changes)}}};
+    return Changes;
+  }
 
+  /// The notes as relatedLocations.
+  llvm::json::Array relatedOf(const tooling::Diagnostic &D) {
     llvm::json::Array Related;
     for (const tooling::DiagnosticMessage &N : D.Notes) {
       if (N.FilePath.empty())
         continue;
-      llvm::StringRef NoteText = Source(N.FilePath);
+      llvm::StringRef NoteText = Texts.get(N.FilePath);
       Related.push_back(llvm::json::Object{
           {"id", static_cast<int64_t>(Related.size())},
           {"message", llvm::json::Object{{"text", N.Message}}},
@@ -348,11 +260,18 @@ std::string exportSarif(llvm::StringRef FixesYaml, llvm::StringRef Output,
                {"region",
                 region(NoteText, N.FileOffset, endOf(N, NoteText))}}}});
     }
-    if (!Related.empty())
-      Result["relatedLocations"] = std::move(Related);
-    Results.push_back(std::move(Result));
+    return Related;
   }
 
+  SourceTexts Texts;
+  std::string Root;
+  std::vector<const CheckInfo *> Checks;
+  std::map<std::string, unsigned> Occurrences;
+};
+
+/// The run of the log: the tool with its rules, and the results.
+llvm::json::Object runOf(llvm::json::Array Rules, llvm::json::Array Results,
+                         llvm::StringRef Root) {
   llvm::json::Object Run{
       {"tool",
        llvm::json::Object{
@@ -365,19 +284,44 @@ std::string exportSarif(llvm::StringRef FixesYaml, llvm::StringRef Output,
   if (!Root.empty())
     Run["originalUriBaseIds"] = llvm::json::Object{
         {"%SRCROOT%",
-         llvm::json::Object{
-             {"uri", "file://" + percentEncoded(Root) +
-                         (llvm::StringRef(Root).ends_with("/") ? "" : "/")}}}};
+         llvm::json::Object{{"uri", "file://" + percentEncoded(Root) +
+                                        (Root.ends_with("/") ? "" : "/")}}}};
+  return Run;
+}
 
+/// \p RootDir absolute, without trailing slashes; "" for none.
+std::string rootOf(llvm::StringRef RootDir) {
+  std::string Root = RootDir.empty() ? "" : absolutePath(RootDir);
+  while (Root.size() > 1 && Root.back() == '/')
+    Root.pop_back();
+  return Root;
+}
+
+} // namespace
+
+llvm::Error exportSarif(llvm::StringRef FixesYaml, llvm::StringRef Output,
+                        llvm::StringRef RootDir,
+                        const llvm::StringMap<std::string> &Originals) {
+  llvm::Expected<std::vector<tooling::Diagnostic>> Diagnostics =
+      readDiagnostics(FixesYaml);
+  if (!Diagnostics)
+    return Diagnostics.takeError();
+  std::string Root = rootOf(RootDir);
+  std::vector<const CheckInfo *> Checks = sortedChecks();
+  llvm::json::Array Rules;
+  for (const CheckInfo *Check : Checks)
+    Rules.push_back(ruleOf(*Check));
+  ResultBuilder Builder(Originals, Root, std::move(Checks));
+  llvm::json::Array Results;
+  for (const tooling::Diagnostic &D : sortedFindings(std::move(*Diagnostics)))
+    Results.push_back(Builder.resultOf(D));
   llvm::json::Object Log{
       {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
       {"version", "2.1.0"},
-      {"runs", llvm::json::Array{std::move(Run)}},
+      {"runs", llvm::json::Array{runOf(std::move(Rules), std::move(Results),
+                                       Root)}},
   };
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Log))) << "\n";
-  return writeFileAtomically(Output, OS.str());
+  return writeJsonAtomically(Output, std::move(Log));
 }
 
 } // namespace torchtidy

@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 #include <string>
 
 namespace torchtidy {
@@ -20,8 +21,8 @@ namespace torchtidy {
 /// non-empty \p Root, files under it get URIs relative to %SRCROOT%; others
 /// get absolute file:// URIs. Offsets are resolved in \p Originals (absolute
 /// path to contents: the files as they were before --fix rewrote them), else
-/// in the files on disk. Returns an error message, empty on success.
-std::string exportSarif(llvm::StringRef FixesYaml, llvm::StringRef Output,
+/// in the files on disk.
+llvm::Error exportSarif(llvm::StringRef FixesYaml, llvm::StringRef Output,
                         llvm::StringRef Root,
                         const llvm::StringMap<std::string> &Originals);
 

@@ -91,7 +91,34 @@ bool selectsCuda(llvm::StringRef Text) {
   });
 }
 
-std::optional<bool> projectSelectsCuda(const std::vector<std::string> &Files) {
+namespace {
+
+/// The text of \p Path when it is a readable regular file: reading a named
+/// pipe would block the run.
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
+regularFileText(llvm::StringRef Path) {
+  if (!llvm::sys::fs::is_regular_file(Path))
+    return llvm::errc::invalid_argument;
+  return llvm::MemoryBuffer::getFile(Path);
+}
+
+/// The files \p Text includes with quotes, found next to \p Path.
+std::vector<std::string> quotedIncludePaths(llvm::StringRef Path,
+                                            llvm::StringRef Text) {
+  std::vector<std::string> Paths;
+  for (const std::string &Name : quotedIncludes(Text)) {
+    llvm::SmallString<256> Header(llvm::sys::path::parent_path(Path));
+    llvm::sys::path::append(Header, Name);
+    llvm::sys::path::remove_dots(Header, /*remove_dot_dot=*/true);
+    Paths.push_back(Header.str().str());
+  }
+  return Paths;
+}
+
+} // namespace
+
+llvm::Expected<bool>
+projectSelectsCuda(const std::vector<std::string> &Files) {
   llvm::StringSet<> Seen;
   std::vector<std::pair<std::string, bool>> Queue; // path, from the database
   for (const std::string &F : Files)
@@ -101,25 +128,17 @@ std::optional<bool> projectSelectsCuda(const std::vector<std::string> &Files) {
     Queue.pop_back();
     if (!Seen.insert(Path).second)
       continue;
-    // Regular files only: reading a named pipe would block the run.
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buffer =
-        llvm::errc::invalid_argument;
-    if (llvm::sys::fs::is_regular_file(Path))
-      Buffer = llvm::MemoryBuffer::getFile(Path);
-    if (!Buffer) {
-      if (Listed)
-        return std::nullopt;
+    auto Buffer = regularFileText(Path);
+    if (!Buffer && Listed)
+      return llvm::createStringError(Buffer.getError(),
+                                     "cannot read '" + Path + "'");
+    if (!Buffer)
       continue; // an include found elsewhere on the include path
-    }
     llvm::StringRef Text = (*Buffer)->getBuffer();
     if (selectsCuda(Text))
       return true;
-    for (const std::string &Name : quotedIncludes(Text)) {
-      llvm::SmallString<256> Header(llvm::sys::path::parent_path(Path));
-      llvm::sys::path::append(Header, Name);
-      llvm::sys::path::remove_dots(Header, /*remove_dot_dot=*/true);
-      Queue.push_back({Header.str().str(), false});
-    }
+    for (std::string &Header : quotedIncludePaths(Path, Text))
+      Queue.push_back({std::move(Header), false});
   }
   return false;
 }

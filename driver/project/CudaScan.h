@@ -10,7 +10,7 @@
 #define LIBTORCH_TIDY_DRIVER_PROJECT_CUDASCAN_H
 
 #include "llvm/ADT/StringRef.h"
-#include <optional>
+#include "llvm/Support/Error.h"
 #include <string>
 #include <vector>
 
@@ -24,9 +24,8 @@ bool selectsCuda(llvm::StringRef Text);
 
 /// Whether any of \p Files, or a header they include with quotes found next
 /// to the including file, selects CUDA (regular files only: a named pipe is
-/// not read); std::nullopt when a file of \p Files
-/// cannot be read.
-std::optional<bool> projectSelectsCuda(const std::vector<std::string> &Files);
+/// not read); an error when a file of \p Files cannot be read.
+llvm::Expected<bool> projectSelectsCuda(const std::vector<std::string> &Files);
 
 } // namespace torchtidy
 

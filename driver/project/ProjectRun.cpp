@@ -2,7 +2,7 @@
 
 #include "project/ProjectRun.h"
 #include "project/CudaScan.h"
-#include "export/FindingsExport.h"
+#include "export/MergeExports.h"
 #include "support/TempFiles.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/SmallString.h"
@@ -47,15 +47,6 @@ double seconds() {
       .count();
 }
 
-/// \p V as the driver's exports write JSON, atomically.
-bool writeJson(llvm::StringRef Path, llvm::json::Value V, std::string &Error) {
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  OS << llvm::formatv("{0:2}", std::move(V)) << "\n";
-  Error = writeFileAtomically(Path, OS.str());
-  return Error.empty();
-}
-
 /// \p Args with what only the whole project knows given to the checks:
 /// whether any file selects CUDA (torch-host-sync-in-loop's
 /// DetectedProjectSelectsCuda). As a --config that inherits the .clang-tidy
@@ -67,9 +58,11 @@ withProjectFacts(std::vector<std::string> Args,
   for (llvm::StringRef A : Args)
     if (A.ltrim('-').starts_with("config"))
       return Args;
-  std::optional<bool> Cuda = projectSelectsCuda(Files);
-  if (!Cuda)
+  llvm::Expected<bool> Cuda = projectSelectsCuda(Files);
+  if (!Cuda) {
+    llvm::consumeError(Cuda.takeError());
     return Args;
+  }
   Args.push_back(std::string("--config={InheritParentConfig: true, "
                              "CheckOptions: {torch-host-sync-in-loop."
                              "DetectedProjectSelectsCuda: ") +
@@ -272,56 +265,18 @@ int runProject(const ProjectOptions &O) {
     llvm::errs() << "\r\033[K";
 
   // The children's exports, merged in file order.
-  if (!O.Findings.empty()) {
-    llvm::json::Array All;
-    for (const std::string &Text : ChildFindings) {
-      auto V = llvm::json::parse(Text);
-      if (!V) {
-        llvm::consumeError(V.takeError());
-        continue;
-      }
-      if (auto *Obj = V->getAsObject())
-        if (auto *F = Obj->getArray("findings"))
-          for (llvm::json::Value &Item : *F)
-            All.push_back(std::move(Item));
-    }
-    llvm::json::Object Doc{{"format", "libtorch-tidy-findings"},
-                           {"version", FindingsFormatVersion},
-                           {"findings", std::move(All)}};
-    if (!writeJson(O.Findings, std::move(Doc), Error)) {
-      llvm::errs() << "error: --export-findings: " << Error << "\n";
+  if (!O.Findings.empty())
+    if (llvm::Error E = mergeFindings(ChildFindings, O.Findings)) {
+      llvm::errs() << "error: --export-findings: "
+                   << llvm::toString(std::move(E)) << "\n";
       ++ToolErrors;
     }
-  }
-  if (!O.Sarif.empty()) {
-    std::optional<llvm::json::Value> Merged;
-    for (const std::string &Text : ChildSarif) {
-      auto V = llvm::json::parse(Text);
-      if (!V || !V->getAsObject()) {
-        llvm::consumeError(V.takeError());
-        continue;
-      }
-      auto *Runs = V->getAsObject()->getArray("runs");
-      if (!Runs || Runs->empty())
-        continue;
-      if (!Merged) {
-        Merged = std::move(*V);
-        continue;
-      }
-      auto *Results = (*Runs)[0].getAsObject()->getArray("results");
-      auto *Into =
-          (*Merged->getAsObject()->getArray("runs"))[0].getAsObject()->getArray(
-              "results");
-      if (Results && Into)
-        for (llvm::json::Value &R : *Results)
-          Into->push_back(std::move(R));
-    }
-    if (!Merged || !writeJson(O.Sarif, std::move(*Merged), Error)) {
-      llvm::errs() << "error: --export-sarif: "
-                   << (Merged ? Error : "no SARIF from the analysis") << "\n";
+  if (!O.Sarif.empty())
+    if (llvm::Error E = mergeSarif(ChildSarif, O.Sarif)) {
+      llvm::errs() << "error: --export-sarif: " << llvm::toString(std::move(E))
+                   << "\n";
       ++ToolErrors;
     }
-  }
   fs::remove_directories(Dir);
 
   llvm::outs() << llvm::formatv("libtorch-tidy: {0} file{1} in {2} s, {3} "

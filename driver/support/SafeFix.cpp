@@ -2,6 +2,7 @@
 
 #include "support/SafeFix.h"
 #include "cli/InputCheck.h"
+#include "support/AtomicWrite.h"
 #include "support/TempFiles.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Rewrite/Core/Rewriter.h"
@@ -48,13 +49,6 @@ bool after(const timespec &A, const timespec &B) {
   return A.tv_sec != B.tv_sec ? A.tv_sec > B.tv_sec : A.tv_nsec > B.tv_nsec;
 }
 
-bool sameStatus(const struct stat &A, const struct stat &B) {
-  return A.st_dev == B.st_dev && A.st_ino == B.st_ino &&
-         A.st_size == B.st_size && !after(A.st_mtim, B.st_mtim) &&
-         !after(B.st_mtim, A.st_mtim) && !after(A.st_ctim, B.st_ctim) &&
-         !after(B.st_ctim, A.st_ctim);
-}
-
 std::string errnoText() { return std::strerror(errno); }
 
 std::string realPath(llvm::StringRef Path) {
@@ -90,102 +84,6 @@ timespec fileSystemNow() {
   return First.st_ctim;
 }
 
-bool writeAll(int FD, llvm::StringRef Text) {
-  while (!Text.empty()) {
-    ssize_t N = ::write(FD, Text.data(), Text.size());
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      return false;
-    Text = Text.drop_front(N);
-  }
-  return true;
-}
-
-/// replaceFileAtomically with \p Old, the status of \p Path when it was
-/// checked: the rename is skipped when the file no longer matches it.
-std::string replaceFile(llvm::StringRef Path, llvm::StringRef Text,
-                        const struct stat &Old) {
-  std::string Dir = llvm::sys::path::parent_path(Path).str();
-  if (Dir.empty())
-    Dir = ".";
-  std::string Name = llvm::sys::path::filename(Path).str();
-  int DirFD = ::open(Dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (DirFD < 0)
-    return "cannot open its directory: " + errnoText();
-  auto CloseDir = llvm::make_scope_exit([&] { ::close(DirFD); });
-
-  // An unnamed file (O_TMPFILE) vanishes when the process dies while writing
-  // it; it gets a name only just before the rename. File systems without it
-  // get a named one, removed on signals that allow it.
-  int FD = ::openat(DirFD, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-  bool Unnamed = FD >= 0;
-  llvm::SmallString<256> Temp;
-  if (!Unnamed) {
-    llvm::SmallString<256> Model(Dir);
-    llvm::sys::path::append(Model, Name + ".libtorch-tidy-%%%%%%.tmp");
-    if (std::error_code EC = llvm::sys::fs::createUniqueFile(
-            Model, FD, Temp, llvm::sys::fs::OF_None, 0600))
-      return "cannot create a file in its directory: " + EC.message();
-    llvm::sys::RemoveFileOnSignal(Temp);
-  }
-  auto Discard = [&] {
-    if (FD >= 0)
-      ::close(FD);
-    FD = -1;
-    if (!Temp.empty()) {
-      ::unlink(Temp.c_str());
-      llvm::sys::DontRemoveFileOnSignal(Temp);
-    }
-  };
-  if (!writeAll(FD, Text) || ::fchmod(FD, Old.st_mode & 07777) || ::fsync(FD)) {
-    std::string Error = "cannot write: " + errnoText();
-    Discard();
-    return Error;
-  }
-  // Keeps the owner where allowed (root); a failure keeps ours, and
-  // writeFixedFile refuses files of other users before this.
-  if (::fchown(FD, Old.st_uid, Old.st_gid))
-    (void)::fchown(FD, static_cast<uid_t>(-1), Old.st_gid);
-  if (Unnamed) {
-    std::string Proc = "/proc/self/fd/" + std::to_string(FD);
-    llvm::SmallString<256> Model(Dir);
-    llvm::sys::path::append(Model, Name + ".libtorch-tidy-%%%%%%.tmp");
-    for (int Try = 0; Temp.empty() && Try < 100; ++Try) {
-      llvm::SmallString<256> Candidate;
-      llvm::sys::fs::getPotentiallyUniqueFileName(Model, Candidate);
-      if (!::linkat(AT_FDCWD, Proc.c_str(), AT_FDCWD, Candidate.c_str(),
-                    AT_SYMLINK_FOLLOW))
-        Temp = Candidate;
-      else if (errno != EEXIST)
-        break;
-    }
-    if (Temp.empty()) {
-      std::string Error =
-          "cannot create a file in its directory: " + errnoText();
-      Discard();
-      return Error;
-    }
-    llvm::sys::RemoveFileOnSignal(Temp);
-  }
-  // The last look: nothing wrote the file while we did.
-  struct stat Now;
-  if (::stat(std::string(Path).c_str(), &Now) || !sameStatus(Now, Old)) {
-    Discard();
-    return "the file changed during the analysis";
-  }
-  if (::renameat(AT_FDCWD, Temp.c_str(), DirFD, Name.c_str())) {
-    std::string Error = "cannot write: " + errnoText();
-    Discard();
-    return Error;
-  }
-  llvm::sys::DontRemoveFileOnSignal(Temp);
-  ::close(FD);
-  // The rename itself reaches the disk with the directory.
-  ::fsync(DirFD);
-  return "";
-}
-
 } // namespace
 
 void beginFixes(llvm::ArrayRef<const char *> Args) {
@@ -207,27 +105,35 @@ int fixExitCode(int RC) {
   return fixRun().LeftAlone ? FixNotAppliedExitCode : RC;
 }
 
-std::string writeFixedFile(llvm::StringRef Path, llvm::StringRef Base,
-                           llvm::StringRef Text) {
-  FixRun &Run = fixRun();
-  // A symbolic link stays one: its target gets the fixes.
-  std::string Real = realPath(Path);
-  struct stat Status;
-  if (::stat(Real.c_str(), &Status))
-    return errno == ENOENT ? "the file was removed during the analysis"
-                           : "cannot read it: " + errnoText();
+namespace {
+
+llvm::Error notFixing(const llvm::Twine &Why) {
+  return llvm::createStringError(
+      std::make_error_code(std::errc::operation_not_permitted), Why);
+}
+
+/// Why the file with \p Status may not be replaced: not a regular file,
+/// read-only, or someone else's.
+llvm::Error checkWritable(const std::string &Real, const struct stat &Status) {
   if (!S_ISREG(Status.st_mode))
-    return "not a regular file";
+    return notFixing("not a regular file");
   // Root may write anything; a file without write permission is read-only
   // for it too, as for editors.
   if (!(Status.st_mode & 0222) || ::access(Real.c_str(), W_OK))
-    return "the file is read-only";
+    return notFixing("the file is read-only");
   if (::geteuid() != 0 && Status.st_uid != ::geteuid())
-    return "the file belongs to another user, and replacing it would "
-           "change its owner";
-  // clang-tidy computed the fixes against the text it read during the
-  // analysis and applies them to Base, which it read after: both must be
-  // the file as it was at the start and is now.
+    return notFixing("the file belongs to another user, and replacing it "
+                     "would change its owner");
+  return llvm::Error::success();
+}
+
+/// Whether the file \p Real is still \p Base, the text clang-tidy read: it
+/// computed the fixes against the text it read during the analysis and
+/// applies them to Base, which it read after, so both must be the file as
+/// it was at the start and is now.
+llvm::Error checkUnchanged(const std::string &Real, const struct stat &Status,
+                           llvm::StringRef Base) {
+  FixRun &Run = fixRun();
   bool Changed = Run.Started && after(Status.st_ctim, Run.Start);
   if (auto It = Run.Originals.find(Real); It != Run.Originals.end())
     Changed |= It->second != Base;
@@ -235,21 +141,31 @@ std::string writeFixedFile(llvm::StringRef Path, llvm::StringRef Base,
                                              /*RequiresNullTerminator=*/false,
                                              /*IsVolatile=*/true);
   if (!Current)
-    return "cannot read it: " + Current.getError().message();
+    return notFixing("cannot read it: " + Current.getError().message());
   Changed |= (*Current)->getBuffer() != Base;
   if (Changed)
-    return "the file changed during the analysis";
-  if (Text == Base)
-    return "";
-  return replaceFile(Real, Text, Status);
+    return notFixing("the file changed during the analysis");
+  return llvm::Error::success();
 }
 
-std::string replaceFileAtomically(llvm::StringRef Path, llvm::StringRef Text) {
+} // namespace
+
+llvm::Error writeFixedFile(llvm::StringRef Path, llvm::StringRef Base,
+                           llvm::StringRef Text) {
+  // A symbolic link stays one: its target gets the fixes.
   std::string Real = realPath(Path);
   struct stat Status;
   if (::stat(Real.c_str(), &Status))
-    return "cannot read it: " + errnoText();
-  return replaceFile(Real, Text, Status);
+    return notFixing(errno == ENOENT
+                         ? "the file was removed during the analysis"
+                         : "cannot read it: " + errnoText());
+  if (llvm::Error E = checkWritable(Real, Status))
+    return E;
+  if (llvm::Error E = checkUnchanged(Real, Status, Base))
+    return E;
+  if (Text == Base)
+    return llvm::Error::success();
+  return replaceFileIfUnchanged(Real, Text, Status);
 }
 
 } // namespace torchtidy
@@ -275,12 +191,12 @@ extern "C" bool overwriteChangedFilesSafely(clang::Rewriter *Rewrite) {
     llvm::raw_string_ostream OS(Text);
     I->second.write(OS);
     OS.flush();
-    std::string Error = torchtidy::writeFixedFile(
+    llvm::Error Error = torchtidy::writeFixedFile(
         Path, SM.getBufferData(I->first), Text);
-    if (Error.empty())
+    if (!Error)
       continue;
     llvm::errs() << "libtorch-tidy: error: not fixing '" << Path
-                 << "': " << Error << "\n";
+                 << "': " << llvm::toString(std::move(Error)) << "\n";
     torchtidy::fixRun().LeftAlone = true;
     AnyNotWritten = true;
   }

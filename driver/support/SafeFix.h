@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 #include <string>
 
 namespace torchtidy {
@@ -31,17 +32,10 @@ void beginFixes(llvm::ArrayRef<const char *> Args);
 int fixExitCode(int RC);
 
 /// Writes \p Text, the fixed \p Base, to \p Path unless the file is
-/// read-only, is not \p Base any more, or changed since beginFixes. Returns
-/// "" or why not.
-std::string writeFixedFile(llvm::StringRef Path, llvm::StringRef Base,
+/// read-only, is not \p Base any more, or changed since beginFixes; the
+/// error says why not. The file is replaced atomically (support/AtomicWrite).
+llvm::Error writeFixedFile(llvm::StringRef Path, llvm::StringRef Base,
                            llvm::StringRef Text);
-
-/// Replaces the file \p Path (a symbolic link: its target) by \p Text in
-/// one rename, so that readers, a crash or a kill see the old or the new
-/// file and never a part: the text goes to a temporary file in the same
-/// directory, which gets the mode (and, when allowed, the owner) of \p Path
-/// and is synced to disk first. Returns "" or an error text.
-std::string replaceFileAtomically(llvm::StringRef Path, llvm::StringRef Text);
 
 } // namespace torchtidy
 
