@@ -56,6 +56,8 @@ struct CacheOptions {
   bool Pch = true;               // precompile the LibTorch includes
   bool Explain = false;          // say on stderr what the cache did
   uint64_t MaxBytes = 0;         // trim the cache to this size; 0: no limit
+  /// The command line sets --use-color itself.
+  bool UserSetColor = false;
 };
 
 /// Analyzes one file in a child process, or replays its stored run, and

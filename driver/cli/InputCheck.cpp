@@ -9,7 +9,6 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -30,37 +29,8 @@ namespace {
 namespace fs = llvm::sys::fs;
 namespace path = llvm::sys::path;
 
-// In --help, after the option list.
-llvm::cl::extrahelp ExitCodesHelp(R"(
-Exit codes of libtorch-tidy (docs/exit-codes.md); the highest that applies:
-  0  the analysis ran (findings are warnings unless -warnings-as-errors)
-  1  compiler errors, findings promoted by -warnings-as-errors, a bad
-     clang-tidy option, an export that cannot be written; with
-     --fail-on-findings, findings in a whole-project run
-  2  input refused, each named in one line: a missing, non-C/C++ or binary
-     file (left out; the others are analyzed), a broken or missing
-     compilation database, an unknown torch-* check (nothing is analyzed);
-     usage and tool errors of a whole-project run
-  3  --fix left a file alone: read-only, or changed during the analysis
-)");
-
 /// Whether checkInputs refused a file and let the others be analyzed.
 bool AnyRefused = false;
-
-bool takesValue(llvm::StringRef Name) {
-  // CommonOptionsParser registers these only while it parses.
-  if (Name == "p" || Name == "extra-arg" || Name == "extra-arg-before")
-    return true;
-  llvm::StringMap<llvm::cl::Option *> &Options =
-      llvm::cl::getRegisteredOptions();
-  auto It = Options.find(Name);
-  return It != Options.end() &&
-         It->second->getValueExpectedFlag() == llvm::cl::ValueRequired;
-}
-
-bool isTrue(llvm::StringRef Value) {
-  return Value.empty() || Value.equals_insensitive("true") || Value == "1";
-}
 
 /// The compile_commands.json clang-tidy reads for a file of \p Dir: in
 /// \p Dir or the nearest parent that has one. "" when a compile_flags.txt
@@ -293,49 +263,6 @@ bool checkCheckNames(const CommandLine &CL, llvm::StringRef File,
 
 } // namespace
 
-CommandLine parseCommandLine(llvm::ArrayRef<const char *> Args) {
-  CommandLine CL;
-  for (size_t I = 1; I < Args.size(); ++I) {
-    llvm::StringRef A(Args[I]);
-    if (CL.DashDash) {
-      CL.CompilerArgs.push_back(A.str());
-      continue;
-    }
-    if (A == "--") {
-      CL.DashDash = true;
-      continue;
-    }
-    if (!A.starts_with("-")) {
-      // @FILE: a response file, expanded by clang-tidy.
-      if (!A.starts_with("@"))
-        CL.Sources.push_back(A.str());
-      continue;
-    }
-    auto [Name, Value] = A.ltrim('-').split('=');
-    std::string V = Value.str();
-    if (!A.contains('=') && takesValue(Name) && I + 1 < Args.size())
-      V = Args[++I];
-    if (Name == "p")
-      CL.BuildPath = V;
-    else if (Name == "checks")
-      CL.Checks = V;
-    else if (Name == "config")
-      CL.Config = V;
-    else if (Name == "config-file")
-      CL.ConfigFile = V;
-    else if (Name == "extra-arg" || Name == "extra-arg-before")
-      CL.CompilerArgs.push_back(V);
-    else if (Name == "fix" || Name == "fix-errors" || Name == "fix-notes")
-      CL.Fix |= isTrue(V);
-    else if (llvm::is_contained({"list-checks", "dump-config", "verify-config",
-                                 "explain-config", "help", "help-hidden",
-                                 "help-list", "version"},
-                                Name))
-      CL.Analyzes = false;
-  }
-  return CL;
-}
-
 int checkInputs(const CommandLine &CL, llvm::StringRef ProjectDir,
                 std::vector<std::string> &Refused) {
   if (!CL.Analyzes)
@@ -386,23 +313,6 @@ int checkInputs(const CommandLine &CL, llvm::StringRef ProjectDir,
     return BadInputExitCode;
   AnyRefused = !Refused.empty();
   return 0;
-}
-
-void dropSources(std::vector<const char *> &Args,
-                 llvm::ArrayRef<std::string> Files) {
-  for (size_t I = 1; I < Args.size();) {
-    llvm::StringRef A(Args[I]);
-    if (A == "--")
-      break;
-    if (A.starts_with("-")) {
-      I += 1 + (!A.contains('=') && takesValue(A.ltrim('-')));
-      continue;
-    }
-    if (llvm::is_contained(Files, A))
-      Args.erase(Args.begin() + I);
-    else
-      ++I;
-  }
 }
 
 int inputExitCode(int RC) {

@@ -1,7 +1,7 @@
 //===--- SafeFix.cpp - libtorch-tidy --------------------------------------===//
 
 #include "support/SafeFix.h"
-#include "cli/InputCheck.h"
+#include "cli/CommandLine.h"
 #include "support/TempFiles.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Rewrite/Core/Rewriter.h"
@@ -188,8 +188,7 @@ std::string replaceFile(llvm::StringRef Path, llvm::StringRef Text,
 
 } // namespace
 
-void beginFixes(llvm::ArrayRef<const char *> Args) {
-  CommandLine CL = parseCommandLine(Args);
+void beginFixes(const CommandLine &CL) {
   if (!CL.Fix)
     return;
   FixRun &Run = fixRun();
