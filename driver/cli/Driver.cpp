@@ -294,19 +294,21 @@ llvm::StringMap<std::string> readOriginals(const CommandLine &CL) {
 }
 
 /// Writes --export-findings and --export-sarif from clang-tidy's fixes file
-/// \p Fixes; false after naming a failure.
-bool writeExports(const TorchOptions &T, llvm::StringRef Fixes,
-                  const llvm::StringMap<std::string> &Originals) {
-  std::string Error, SarifError;
+/// \p Fixes; the failures of both, each named by its option.
+llvm::Error writeExports(const TorchOptions &T, llvm::StringRef Fixes,
+                         const llvm::StringMap<std::string> &Originals) {
+  llvm::Error Result = llvm::Error::success();
   if (!T.Findings.empty())
-    Error = exportFindings(Fixes, T.Findings, Originals);
+    if (std::string E = exportFindings(Fixes, T.Findings, Originals);
+        !E.empty())
+      Result = llvm::joinErrors(std::move(Result),
+                                failure("--export-findings: " + E));
   if (!T.Sarif.empty())
-    SarifError = exportSarif(Fixes, T.Sarif, T.SarifRoot, Originals);
-  if (!Error.empty())
-    llvm::errs() << "error: --export-findings: " << Error << "\n";
-  if (!SarifError.empty())
-    llvm::errs() << "error: --export-sarif: " << SarifError << "\n";
-  return Error.empty() && SarifError.empty();
+    if (std::string E = exportSarif(Fixes, T.Sarif, T.SarifRoot, Originals);
+        !E.empty())
+      Result = llvm::joinErrors(std::move(Result),
+                                failure("--export-sarif: " + E));
+  return Result;
 }
 
 /// The named files analyzed with exports: clang-tidy exports its
@@ -334,8 +336,10 @@ int analyzeAndExport(DriverRun &R) {
   llvm::StringMap<std::string> Originals = readOriginals(CL);
   int RC = inputExitCode(analyze(R, !CL.Torch.Findings.empty()));
   // A failed export ends the run before the verifier.
-  if (!writeExports(CL.Torch, *CL.ExportFixes, Originals))
+  if (llvm::Error E = writeExports(CL.Torch, *CL.ExportFixes, Originals)) {
+    reportError(std::move(E));
     return RC ? RC : 1;
+  }
   return CL.Torch.Verify ? runVerifier(R, RC) : RC;
 }
 
