@@ -248,8 +248,12 @@ private:
     ArgRole Role = Name == "p" ? ArgRole::BuildPath : ArgRole::Option;
     pass(A, Role);
     std::string V = Value.str();
-    if (!Flag.contains('=') && takesValue(Name))
+    if (!Flag.contains('=') && takesValue(Name)) {
+      // Without its value: clang-tidy refuses it.
+      if (I + 1 >= Argv.size())
+        return;
       V = nextValue(Role);
+    }
     noteFact(Name, V);
   }
 

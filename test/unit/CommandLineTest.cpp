@@ -157,6 +157,8 @@ TEST(CommandLineTest, BuildPathAndProjectRun) {
   EXPECT_EQ(parse({"-p=b"}).BuildPath, "b");
   EXPECT_FALSE(parse({"-p", "b", "x.cpp"}).isProjectRun());
   EXPECT_FALSE(parse({"-p", "b", "--", "-DX"}).isProjectRun());
+  // -p without its value is clang-tidy's error to report.
+  EXPECT_FALSE(parse({"--checks=-*", "-p"}).BuildPath);
 }
 
 TEST(CommandLineTest, ClangTidyFacts) {
