@@ -9,7 +9,6 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -30,37 +29,8 @@ namespace {
 namespace fs = llvm::sys::fs;
 namespace path = llvm::sys::path;
 
-// In --help, after the option list.
-llvm::cl::extrahelp ExitCodesHelp(R"(
-Exit codes of libtorch-tidy (docs/exit-codes.md); the highest that applies:
-  0  the analysis ran (findings are warnings unless -warnings-as-errors)
-  1  compiler errors, findings promoted by -warnings-as-errors, a bad
-     clang-tidy option, an export that cannot be written; with
-     --fail-on-findings, findings in a whole-project run
-  2  input refused, each named in one line: a missing, non-C/C++ or binary
-     file (left out; the others are analyzed), a broken or missing
-     compilation database, an unknown torch-* check (nothing is analyzed);
-     usage and tool errors of a whole-project run
-  3  --fix left a file alone: read-only, or changed during the analysis
-)");
-
 /// Whether checkInputs refused a file and let the others be analyzed.
 bool AnyRefused = false;
-
-bool takesValue(llvm::StringRef Name) {
-  // CommonOptionsParser registers these only while it parses.
-  if (Name == "p" || Name == "extra-arg" || Name == "extra-arg-before")
-    return true;
-  llvm::StringMap<llvm::cl::Option *> &Options =
-      llvm::cl::getRegisteredOptions();
-  auto It = Options.find(Name);
-  return It != Options.end() &&
-         It->second->getValueExpectedFlag() == llvm::cl::ValueRequired;
-}
-
-bool isTrue(llvm::StringRef Value) {
-  return Value.empty() || Value.equals_insensitive("true") || Value == "1";
-}
 
 /// The compile_commands.json clang-tidy reads for a file of \p Dir: in
 /// \p Dir or the nearest parent that has one. "" when a compile_flags.txt
@@ -213,6 +183,69 @@ public:
   }
 };
 
+/// The options clang-tidy reads for a file: -checks over -config or
+/// -config-file, else over the .clang-tidy files. Null when the
+/// configuration does not parse: clang-tidy reports that itself.
+std::unique_ptr<ClangTidyOptionsProvider>
+optionsProvider(const CommandLine &CL) {
+  ClangTidyOptions Override;
+  if (CL.Checks)
+    Override.Checks = *CL.Checks;
+  std::string ConfigText, ConfigSource;
+  if (CL.ConfigFile) {
+    auto Text = llvm::MemoryBuffer::getFile(*CL.ConfigFile);
+    if (!Text)
+      return nullptr;
+    ConfigText = (*Text)->getBuffer().str();
+    ConfigSource = *CL.ConfigFile;
+  } else if (CL.Config) {
+    ConfigText = *CL.Config;
+    ConfigSource = "command-line option '-config'";
+  }
+  if (ConfigSource.empty())
+    return std::make_unique<QuietFileOptionsProvider>(std::move(Override));
+  auto Parsed = parseConfigurationWithDiags(
+      llvm::MemoryBufferRef(ConfigText, ConfigSource),
+      [](const llvm::SMDiagnostic &) {});
+  if (!Parsed)
+    return nullptr;
+  return std::make_unique<ConfigOptionsProvider>(
+      ClangTidyGlobalOptions(), ClangTidyOptions(), std::move(*Parsed),
+      std::move(Override), llvm::vfs::getRealFileSystem());
+}
+
+/// Names the items of the check globs \p Checks, from \p From, that match
+/// no check in \p Known; false when one is a torch-* check. \p Warnings:
+/// whether to name the others too.
+bool checkGlobs(llvm::StringRef Checks, llvm::StringRef From,
+                const llvm::StringSet<> &Known, bool Warnings) {
+  bool OK = true;
+  GlobList Globs(Checks);
+  for (const auto &Item : Globs.getItems()) {
+    if (Item.Text.empty() || Item.Text.starts_with("clang-diagnostic-") ||
+        llvm::any_of(Known.keys(), [&](llvm::StringRef Name) {
+          return Item.Regex.match(Name);
+        }))
+      continue;
+    bool Ours = Item.IsPositive && Item.Text.starts_with("torch-");
+    OK &= !Ours;
+    if (!Ours && !Warnings)
+      continue;
+    llvm::errs() << "libtorch-tidy: " << (Ours ? "error" : "warning") << ": "
+                 << From << ": ";
+    if (Item.Text.contains('*')) {
+      llvm::errs() << "check glob '" << Item.Text
+                   << "' matches no known check\n";
+      continue;
+    }
+    llvm::errs() << "unknown check '" << Item.Text << "'";
+    if (llvm::StringRef Near = closest(Item.Text, Known); !Near.empty())
+      llvm::errs() << "; did you mean '" << Near << "'?";
+    llvm::errs() << "\n";
+  }
+  return OK;
+}
+
 /// Names every check name or glob of -checks, -config, -config-file and the
 /// .clang-tidy files of \p File that matches no check. An unknown torch-*
 /// check is an error: this tool ships those, so the name is a typo. Others
@@ -221,34 +254,9 @@ public:
 /// whether to print the warnings too.
 bool checkCheckNames(const CommandLine &CL, llvm::StringRef File,
                      bool Warnings) {
-  ClangTidyOptions Override;
-  if (CL.Checks)
-    Override.Checks = *CL.Checks;
-  std::unique_ptr<ClangTidyOptionsProvider> Provider;
-  std::string ConfigText, ConfigSource;
-  if (CL.ConfigFile) {
-    auto Text = llvm::MemoryBuffer::getFile(*CL.ConfigFile);
-    if (!Text)
-      return true;
-    ConfigText = (*Text)->getBuffer().str();
-    ConfigSource = *CL.ConfigFile;
-  } else if (CL.Config) {
-    ConfigText = *CL.Config;
-    ConfigSource = "command-line option '-config'";
-  }
-  if (!ConfigSource.empty()) {
-    auto Parsed = parseConfigurationWithDiags(
-        llvm::MemoryBufferRef(ConfigText, ConfigSource),
-        [](const llvm::SMDiagnostic &) {});
-    if (!Parsed)
-      return true;
-    Provider = std::make_unique<ConfigOptionsProvider>(
-        ClangTidyGlobalOptions(), ClangTidyOptions(), std::move(*Parsed),
-        std::move(Override), llvm::vfs::getRealFileSystem());
-  } else {
-    Provider = std::make_unique<QuietFileOptionsProvider>(std::move(Override));
-  }
-
+  std::unique_ptr<ClangTidyOptionsProvider> Provider = optionsProvider(CL);
+  if (!Provider)
+    return true;
   llvm::SmallString<256> Abs(File.empty() ? "dummy" : File);
   fs::make_absolute(Abs);
   std::optional<llvm::StringSet<>> Known;
@@ -264,145 +272,99 @@ bool checkCheckNames(const CommandLine &CL, llvm::StringRef File,
         Source ==
             ClangTidyOptionsProvider::OptionsSourceTypeConfigCommandLineOption)
       From = *CL.ConfigFile;
-    GlobList Globs(*Options.Checks);
-    for (const auto &Item : Globs.getItems()) {
-      if (Item.Text.empty() || Item.Text.starts_with("clang-diagnostic-") ||
-          llvm::any_of(Known->keys(), [&](llvm::StringRef Name) {
-            return Item.Regex.match(Name);
-          }))
-        continue;
-      bool Ours = Item.IsPositive && Item.Text.starts_with("torch-");
-      OK &= !Ours;
-      if (!Ours && !Warnings)
-        continue;
-      llvm::errs() << "libtorch-tidy: " << (Ours ? "error" : "warning") << ": "
-                   << From << ": ";
-      if (Item.Text.contains('*')) {
-        llvm::errs() << "check glob '" << Item.Text
-                     << "' matches no known check\n";
-        continue;
-      }
-      llvm::errs() << "unknown check '" << Item.Text << "'";
-      if (llvm::StringRef Near = closest(Item.Text, *Known); !Near.empty())
-        llvm::errs() << "; did you mean '" << Near << "'?";
-      llvm::errs() << "\n";
-    }
+    OK &= checkGlobs(*Options.Checks, From, *Known, Warnings);
   }
   return OK;
 }
 
-} // namespace
-
-CommandLine parseCommandLine(llvm::ArrayRef<const char *> Args) {
-  CommandLine CL;
-  for (size_t I = 1; I < Args.size(); ++I) {
-    llvm::StringRef A(Args[I]);
-    if (CL.DashDash) {
-      CL.CompilerArgs.push_back(A.str());
-      continue;
-    }
-    if (A == "--") {
-      CL.DashDash = true;
-      continue;
-    }
-    if (!A.starts_with("-")) {
-      // @FILE: a response file, expanded by clang-tidy.
-      if (!A.starts_with("@"))
-        CL.Sources.push_back(A.str());
-      continue;
-    }
-    auto [Name, Value] = A.ltrim('-').split('=');
-    std::string V = Value.str();
-    if (!A.contains('=') && takesValue(Name) && I + 1 < Args.size())
-      V = Args[++I];
-    if (Name == "p")
-      CL.BuildPath = V;
-    else if (Name == "checks")
-      CL.Checks = V;
-    else if (Name == "config")
-      CL.Config = V;
-    else if (Name == "config-file")
-      CL.ConfigFile = V;
-    else if (Name == "extra-arg" || Name == "extra-arg-before")
-      CL.CompilerArgs.push_back(V);
-    else if (Name == "fix" || Name == "fix-errors" || Name == "fix-notes")
-      CL.Fix |= isTrue(V);
-    else if (llvm::is_contained({"list-checks", "dump-config", "verify-config",
-                                 "explain-config", "help", "help-hidden",
-                                 "help-list", "version"},
-                                Name))
-      CL.Analyzes = false;
-  }
-  return CL;
+/// The first file of the whole-project run's database in \p ProjectDir, ""
+/// when it has none (runProject reports that); an error when it is broken.
+llvm::Expected<std::string> projectFirstFile(llvm::StringRef ProjectDir) {
+  llvm::SmallString<256> Json(ProjectDir);
+  path::append(Json, "compile_commands.json");
+  if (!fs::exists(Json))
+    return "";
+  auto DB = loadDatabase(Json);
+  if (!DB)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "broken compilation database");
+  return DB->getAllFiles().front();
 }
+
+/// The compilation database clang-tidy takes the flags of the named files
+/// from, null when there is none; an error (named) when it is broken or -p
+/// has none.
+llvm::Expected<std::unique_ptr<tooling::JSONCompilationDatabase>>
+namedFilesDatabase(const CommandLine &CL) {
+  auto Broken = [] {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "broken compilation database");
+  };
+  // Without "--", clang-tidy takes the flags of all files from the database
+  // of -p, or else the one above the first file; it runs without flags when
+  // that is missing or broken, which only shows as errors far from the
+  // cause.
+  std::optional<std::string> Json;
+  if (!CL.DashDash && CL.BuildPath) {
+    Json = findDatabase(*CL.BuildPath);
+    if (!Json) {
+      error("-p " + *CL.BuildPath +
+            ": no compile_commands.json there or in a parent directory");
+      return Broken();
+    }
+  } else if (!CL.DashDash && !CL.Sources.empty() &&
+             fs::is_regular_file(CL.Sources.front())) {
+    Json = findDatabase(path::parent_path(CL.Sources.front()));
+  }
+  if (!Json || Json->empty())
+    return nullptr;
+  auto DB = loadDatabase(*Json);
+  if (!DB)
+    return Broken();
+  return std::move(DB);
+}
+
+/// The named source files: those to leave out in \p Refused; the first
+/// analyzed one, which stands for all when looking up .clang-tidy files, or
+/// an error when none is left.
+llvm::Expected<std::string> checkSources(const CommandLine &CL,
+                                         std::vector<std::string> &Refused) {
+  auto DB = namedFilesDatabase(CL);
+  if (!DB)
+    return DB.takeError();
+  std::string ChecksFile;
+  for (const std::string &File : CL.Sources) {
+    if (!checkSource(File, CL, DB->get()))
+      Refused.push_back(File);
+    else if (ChecksFile.empty())
+      ChecksFile = File;
+  }
+  if (!CL.Sources.empty() && Refused.size() == CL.Sources.size())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "no file left to analyze");
+  return ChecksFile;
+}
+
+} // namespace
 
 int checkInputs(const CommandLine &CL, llvm::StringRef ProjectDir,
                 std::vector<std::string> &Refused) {
   if (!CL.Analyzes)
     return 0;
-  std::string ChecksFile;
-  if (!ProjectDir.empty()) {
-    // runProject itself reports a missing database.
-    llvm::SmallString<256> Json(ProjectDir);
-    path::append(Json, "compile_commands.json");
-    if (fs::exists(Json)) {
-      auto DB = loadDatabase(Json);
-      if (!DB)
-        return BadInputExitCode;
-      ChecksFile = DB->getAllFiles().front();
-    }
-  } else {
-    // Without "--", clang-tidy takes the flags of all files from the
-    // database of -p, or else the one above the first file; it runs without
-    // flags when that is missing or broken, which only shows as errors far
-    // from the cause.
-    std::optional<std::string> Json;
-    if (!CL.DashDash && CL.BuildPath) {
-      Json = findDatabase(*CL.BuildPath);
-      if (!Json) {
-        error("-p " + *CL.BuildPath +
-              ": no compile_commands.json there or in a parent directory");
-        return BadInputExitCode;
-      }
-    } else if (!CL.DashDash && !CL.Sources.empty() &&
-               fs::is_regular_file(CL.Sources.front())) {
-      Json = findDatabase(path::parent_path(CL.Sources.front()));
-    }
-    std::unique_ptr<tooling::JSONCompilationDatabase> DB;
-    if (Json && !Json->empty() && !(DB = loadDatabase(*Json)))
-      return BadInputExitCode;
-    for (const std::string &File : CL.Sources) {
-      if (!checkSource(File, CL, DB.get()))
-        Refused.push_back(File);
-      else if (ChecksFile.empty())
-        ChecksFile = File;
-    }
-    if (!CL.Sources.empty() && Refused.size() == CL.Sources.size())
-      return BadInputExitCode;
+  // Each problem was named where it was found.
+  llvm::Expected<std::string> ChecksFile =
+      ProjectDir.empty() ? checkSources(CL, Refused)
+                         : projectFirstFile(ProjectDir);
+  if (!ChecksFile) {
+    llvm::consumeError(ChecksFile.takeError());
+    return BadInputExitCode;
   }
   // A whole-project run leaves the warnings to each file's analysis, which
   // prints them with its findings.
-  if (!checkCheckNames(CL, ChecksFile, ProjectDir.empty()))
+  if (!checkCheckNames(CL, *ChecksFile, ProjectDir.empty()))
     return BadInputExitCode;
   AnyRefused = !Refused.empty();
   return 0;
-}
-
-void dropSources(std::vector<const char *> &Args,
-                 llvm::ArrayRef<std::string> Files) {
-  for (size_t I = 1; I < Args.size();) {
-    llvm::StringRef A(Args[I]);
-    if (A == "--")
-      break;
-    if (A.starts_with("-")) {
-      I += 1 + (!A.contains('=') && takesValue(A.ltrim('-')));
-      continue;
-    }
-    if (llvm::is_contained(Files, A))
-      Args.erase(Args.begin() + I);
-    else
-      ++I;
-  }
 }
 
 int inputExitCode(int RC) {

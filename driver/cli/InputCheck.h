@@ -11,9 +11,9 @@
 #ifndef LIBTORCH_TIDY_DRIVER_CLI_INPUTCHECK_H
 #define LIBTORCH_TIDY_DRIVER_CLI_INPUTCHECK_H
 
+#include "cli/CommandLine.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,24 +21,6 @@ namespace torchtidy {
 
 /// The exit code for input the driver refuses to analyze.
 constexpr int BadInputExitCode = 2;
-
-/// What the driver needs to know of clang-tidy's command line.
-struct CommandLine {
-  std::vector<std::string> Sources; ///< positional arguments before "--"
-  bool DashDash = false;            ///< "--" and compiler arguments follow
-  /// The arguments after "--", and those of -extra-arg(-before).
-  std::vector<std::string> CompilerArgs;
-  std::optional<std::string> BuildPath; ///< -p
-  std::optional<std::string> Checks, Config, ConfigFile;
-  bool Fix = false; ///< -fix, -fix-errors or -fix-notes
-  /// False for --list-checks, --dump-config, --help and the like.
-  bool Analyzes = true;
-};
-
-/// Reads \p Args (argv, without the driver's own options) the way
-/// clang-tidy's option parser does: an option that takes a value consumes
-/// the next argument when it has no "=VALUE".
-CommandLine parseCommandLine(llvm::ArrayRef<const char *> Args);
 
 /// Checks what clang-tidy would analyze: the compilation database it would
 /// use loads, every check name is known, each source file exists, is a C or
@@ -49,10 +31,6 @@ CommandLine parseCommandLine(llvm::ArrayRef<const char *> Args);
 /// .clang-tidy files; empty otherwise.
 int checkInputs(const CommandLine &CL, llvm::StringRef ProjectDir,
                 std::vector<std::string> &Refused);
-
-/// Removes the source files \p Files from \p Args.
-void dropSources(std::vector<const char *> &Args,
-                 llvm::ArrayRef<std::string> Files);
 
 /// \p RC, or BadInputExitCode when checkInputs refused a file and that is
 /// higher.

@@ -5,6 +5,7 @@
 #include "export/MergeExports.h"
 #include "support/TempFiles.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -48,116 +49,178 @@ double seconds() {
 }
 
 /// \p Args with what only the whole project knows given to the checks:
-/// whether any file selects CUDA (torch-host-sync-in-loop's
-/// DetectedProjectSelectsCuda). As a --config that inherits the .clang-tidy
-/// files; left out when the command line has its own --config or
-/// --config-file, which it would replace.
+/// whether any file selects CUDA, as the global check option
+/// TorchProjectSelectsCuda (torch-host-sync-in-loop reads it). As a --config
+/// that inherits the .clang-tidy files; left out when the command line has
+/// its own --config or --config-file (\p OwnConfig), which it would replace.
 std::vector<std::string>
-withProjectFacts(std::vector<std::string> Args,
+withProjectFacts(std::vector<std::string> Args, bool OwnConfig,
                  const std::vector<std::string> &Files) {
-  for (llvm::StringRef A : Args)
-    if (A.ltrim('-').starts_with("config"))
-      return Args;
+  if (OwnConfig)
+    return Args;
   llvm::Expected<bool> Cuda = projectSelectsCuda(Files);
   if (!Cuda) {
     llvm::consumeError(Cuda.takeError());
     return Args;
   }
   Args.push_back(std::string("--config={InheritParentConfig: true, "
-                             "CheckOptions: {torch-host-sync-in-loop."
-                             "DetectedProjectSelectsCuda: ") +
+                             "CheckOptions: {TorchProjectSelectsCuda: ") +
                  (*Cuda ? "true" : "false") + "}}");
   return Args;
 }
 
-} // namespace
+/// An error that ends a whole-project run with exit code 2.
+llvm::Error usageError(const llvm::Twine &Message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
+}
 
-int runProject(const ProjectOptions &O) {
-  std::string Error;
-  llvm::SmallString<256> DBPath(O.BuildDir);
+/// The files of the compilation database in \p BuildDir, in path order
+/// whatever the database's: the output is the same from run to run,
+/// whichever file finishes first.
+llvm::Expected<std::vector<std::string>> databaseFiles(llvm::StringRef BuildDir) {
+  llvm::SmallString<256> DBPath(BuildDir);
   llvm::sys::path::append(DBPath, "compile_commands.json");
-  if (!fs::exists(DBPath)) {
-    llvm::errs() << "error: -p " << O.BuildDir
-                 << ": no compile_commands.json there\n";
-    return 2;
-  }
+  if (!fs::exists(DBPath))
+    return usageError("-p " + BuildDir + ": no compile_commands.json there");
+  std::string Error;
   auto DB = tooling::JSONCompilationDatabase::loadFromFile(
       DBPath, Error, tooling::JSONCommandLineSyntax::AutoDetect);
-  if (!DB) {
-    llvm::errs() << "error: " << DBPath << ": "
-                 << llvm::StringRef(Error).split('\n').first << "\n";
-    return 2;
-  }
-  // In path order, whatever the database's: the output is the same from
-  // run to run, whichever file finishes first.
+  if (!DB)
+    return usageError(DBPath + ": " + llvm::StringRef(Error).split('\n').first);
   std::vector<std::string> Files = DB->getAllFiles();
   llvm::sort(Files);
-  if (Files.empty()) {
-    llvm::errs() << "error: -p " << O.BuildDir
-                 << ": the compilation database lists no files\n";
-    return 2;
+  if (Files.empty())
+    return usageError("-p " + BuildDir +
+                      ": the compilation database lists no files");
+  return Files;
+}
+
+/// Whether a line of a child's stderr is clang-tidy's per-file chatter,
+/// which says nothing a summary does not.
+bool isChatter(llvm::StringRef Line) {
+  return Line.ends_with(" generated.") || Line.starts_with("Suppressed ") ||
+         Line.starts_with("Use -header-filter") ||
+         Line.starts_with("Found compiler error") || Line.trim().empty();
+}
+
+/// One whole-project run: the children, their output in file order, the
+/// tallies for the summary.
+class ProjectRunner {
+public:
+  ProjectRunner(const ProjectOptions &O, std::vector<std::string> Files,
+                llvm::StringRef Dir)
+      : O(O), Files(std::move(Files)), Dir(Dir),
+        Args(withProjectFacts(O.Args, O.OwnConfig, this->Files)),
+        Outputs(this->Files.size()), ChildFindings(this->Files.size()),
+        ChildSarif(this->Files.size()) {
+    Jobs = O.Jobs ? O.Jobs : std::thread::hardware_concurrency();
+    // --fix in two processes at once could rewrite a shared header twice.
+    if (O.Fix || Jobs == 0)
+      Jobs = 1;
   }
-  std::vector<std::string> Args = withProjectFacts(O.Args, Files);
-  unsigned Jobs = O.Jobs ? O.Jobs : std::thread::hardware_concurrency();
-  // --fix in two processes at once could rewrite a shared header twice.
-  if (O.Fix || Jobs == 0)
-    Jobs = 1;
+
+  int run() {
+    Start = seconds();
+    runAll();
+    if (Progress)
+      llvm::errs() << "\r\033[K";
+    writeExports();
+    printSummary();
+    if (ToolErrors)
+      return 2;
+    if (LeftAlone)
+      return 3;
+    return Total && O.FailOnFindings ? 1 : 0;
+  }
+
+private:
+  const ProjectOptions &O;
+  std::vector<std::string> Files;
+  std::string Dir;
+  std::vector<std::string> Args;
+  unsigned Jobs = 1;
   bool Progress = llvm::sys::Process::StandardErrIsDisplayed();
-
-  llvm::SmallString<128> Dir;
-  if (std::error_code EC = createRunTempDirectory("project", Dir)) {
-    llvm::errs() << "error: cannot create a temporary directory: "
-                 << EC.message() << "\n";
-    return 2;
-  }
-
-  llvm::Regex Finding(
-      ": (warning|error|remark): .* \\[(torch-[a-z0-9-]+)(,.*)?\\]$");
+  llvm::Regex Finding{
+      ": (warning|error|remark): .* \\[(torch-[a-z0-9-]+)(,.*)?\\]$"};
   std::map<std::string, unsigned> ByCheck;
   unsigned Total = 0, Done = 0, ToolErrors = 0, LeftAlone = 0;
   std::vector<std::string> CompileErrors;
   std::vector<Child> Running;
-  std::vector<std::string> ChildFindings(Files.size()),
-      ChildSarif(Files.size());
-  size_t Next = 0;
-  double Start = seconds();
-
-  // Each file's output in one piece, never interleaved with another's, and
-  // in file order: a file's waits for those before it.
-  std::vector<std::optional<std::pair<std::string, std::string>>> Outputs(
-      Files.size());
+  /// Each file's output in one piece, never interleaved with another's, and
+  /// in file order: a file's waits for those before it.
+  std::vector<std::optional<std::pair<std::string, std::string>>> Outputs;
   size_t Printed = 0;
-  auto PrintReady = [&] {
+  std::vector<std::string> ChildFindings, ChildSarif;
+  llvm::StringSet<> RunWarnings;
+  double Start = 0;
+
+  void runAll() {
+    size_t Next = 0;
+    while (Next < Files.size() || !Running.empty()) {
+      while (Next < Files.size() && Running.size() < Jobs)
+        launch(Next++);
+      if (!reapFinished())
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
+  /// Finishes the children that ended; whether any did.
+  bool reapFinished() {
+    bool Any = false;
+    for (size_t I = 0; I < Running.size();) {
+      llvm::sys::ProcessInfo PI = llvm::sys::Wait(Running[I].Process, 0);
+      if (PI.Pid == 0) { // still running
+        ++I;
+        continue;
+      }
+      finish(Running[I], PI.Pid == Running[I].Process.Pid ? PI.ReturnCode : -1);
+      Running.erase(Running.begin() + I);
+      Any = true;
+    }
+    return Any;
+  }
+
+  void printReady() {
     for (; Printed < Outputs.size() && Outputs[Printed]; ++Printed) {
       llvm::outs() << Outputs[Printed]->first;
       llvm::outs().flush();
       llvm::errs() << Outputs[Printed]->second;
       Outputs[Printed].reset();
     }
-  };
-  auto Launch = [&](size_t I) {
-    Child C;
-    C.File = I;
-    std::string N = std::to_string(I);
-    C.Out = Dir;
-    llvm::sys::path::append(C.Out, N + ".out");
-    C.Err = Dir;
-    llvm::sys::path::append(C.Err, N + ".err");
+  }
+
+  /// The temporary file of file \p I's child with \p Suffix.
+  llvm::SmallString<128> tempFile(size_t I, llvm::StringRef Suffix) const {
+    llvm::SmallString<128> P(Dir);
+    llvm::sys::path::append(P, std::to_string(I) + Suffix);
+    return P;
+  }
+
+  /// The command line of file \p I's child, which writes its exports to
+  /// \p C's files.
+  std::vector<std::string> childArgv(size_t I, Child &C) const {
     std::vector<std::string> Argv = {O.Self};
     Argv.insert(Argv.end(), Args.begin(), Args.end());
     if (!O.Findings.empty()) {
-      C.Findings = Dir;
-      llvm::sys::path::append(C.Findings, N + ".findings.json");
+      C.Findings = tempFile(I, ".findings.json");
       Argv.push_back("--export-findings=" + C.Findings.str().str());
     }
     if (!O.Sarif.empty()) {
-      C.Sarif = Dir;
-      llvm::sys::path::append(C.Sarif, N + ".sarif");
+      C.Sarif = tempFile(I, ".sarif");
       Argv.push_back("--export-sarif=" + C.Sarif.str().str());
       if (!O.SarifRoot.empty())
         Argv.push_back("--sarif-root=" + O.SarifRoot);
     }
     Argv.insert(Argv.end(), {"-p", O.BuildDir, Files[I]});
+    return Argv;
+  }
+
+  void launch(size_t I) {
+    Child C;
+    C.File = I;
+    C.Out = tempFile(I, ".out");
+    C.Err = tempFile(I, ".err");
+    std::vector<std::string> Argv = childArgv(I, C);
     std::vector<llvm::StringRef> Refs(Argv.begin(), Argv.end());
     std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""),
                                                   C.Out.str(), C.Err.str()};
@@ -168,45 +231,43 @@ int runProject(const ProjectOptions &O) {
     if (Failed || !C.Process.Pid) {
       Outputs[I] = {"",
                     "error: cannot run " + O.Self + ": " + ExecError + "\n"};
-      PrintReady();
+      printReady();
       ++ToolErrors;
       ++Done;
       return;
     }
     Running.push_back(std::move(C));
-  };
+  }
 
-  llvm::StringSet<> RunWarnings;
-  auto Finish = [&](Child &C, int RC) {
-    ++Done;
-    std::string Out = readText(C.Out), Err = readText(C.Err);
+  /// A child's stderr without the chatter; warnings about the run (an
+  /// unknown check), said by every child, printed once, at once.
+  std::string filterStderr(llvm::StringRef Err) {
     std::string Said;
-    llvm::StringRef Rest(Err);
-    while (!Rest.empty()) {
-      auto [Line, Tail] = Rest.split('\n');
-      Rest = Tail;
-      // clang-tidy's per-file chatter says nothing a summary does not.
-      if (Line.ends_with(" generated.") || Line.starts_with("Suppressed ") ||
-          Line.starts_with("Use -header-filter") ||
-          Line.starts_with("Found compiler error") || Line.trim().empty())
+    llvm::SmallVector<llvm::StringRef, 16> Lines;
+    Err.split(Lines, '\n');
+    for (llvm::StringRef Line : Lines) {
+      if (isChatter(Line))
         continue;
-      // Warnings about the run (an unknown check), said by every child:
-      // once, at once, not with a file's output.
-      if (Line.starts_with("libtorch-tidy: warning: ")) {
-        if (RunWarnings.insert(Line).second) {
-          if (Progress)
-            llvm::errs() << "\r\033[K";
-          llvm::errs() << Line << "\n";
-        }
+      if (!Line.starts_with("libtorch-tidy: warning: ")) {
+        Said += (Line + "\n").str();
         continue;
       }
-      Said += (Line + "\n").str();
+      if (!RunWarnings.insert(Line).second)
+        continue;
+      if (Progress)
+        llvm::errs() << "\r\033[K";
+      llvm::errs() << Line << "\n";
     }
-    llvm::StringRef Lines(Out);
+    return Said;
+  }
+
+  /// Counts the torch-* findings in a child's stdout; whether it shows a
+  /// compiler error.
+  bool countFindings(llvm::StringRef Out) {
+    llvm::SmallVector<llvm::StringRef, 16> Lines;
+    Out.split(Lines, '\n');
     bool CompileError = false;
-    while (!Lines.empty()) {
-      auto [Line, Tail] = Lines.split('\n');
-      Lines = Tail;
+    for (llvm::StringRef Line : Lines) {
       llvm::SmallVector<llvm::StringRef, 4> M;
       if (Finding.match(Line, &M)) {
         ++ByCheck[M[2].str()];
@@ -214,13 +275,20 @@ int runProject(const ProjectOptions &O) {
       }
       CompileError |= Line.contains("[clang-diagnostic-error]");
     }
-    if (CompileError)
+    return CompileError;
+  }
+
+  void finish(Child &C, int RC) {
+    ++Done;
+    std::string Out = readText(C.Out);
+    std::string Said = filterStderr(readText(C.Err));
+    if (countFindings(Out))
       CompileErrors.push_back(Files[C.File]);
     // 3: --fix left a read-only or changed file alone (the child said
     // which); the run goes on and ends with 3.
-    if (RC == 3)
+    if (RC == 3) {
       ++LeftAlone;
-    else if (RC < 0 || RC > 1) {
+    } else if (RC < 0 || RC > 1) {
       Said += "error: the analysis of " + Files[C.File] +
               " failed (exit code " + std::to_string(RC) + ")\n";
       ++ToolErrors;
@@ -232,73 +300,70 @@ int runProject(const ProjectOptions &O) {
     if (Progress)
       llvm::errs() << "\r\033[K";
     Outputs[C.File] = {std::move(Out), std::move(Said)};
-    PrintReady();
-    if (Progress) {
-      double Spent = seconds() - Start;
-      double Left = Spent / Done * (Files.size() - Done);
-      llvm::errs() << llvm::formatv("[{0}/{1}] {2} finding{3}, about {4} s "
-                                    "left",
-                                    Done, Files.size(), Total,
-                                    Total == 1 ? "" : "s",
-                                    static_cast<int>(Left + 0.5));
-    }
-  };
-
-  while (Next < Files.size() || !Running.empty()) {
-    while (Next < Files.size() && Running.size() < Jobs)
-      Launch(Next++);
-    bool Any = false;
-    for (size_t I = 0; I < Running.size();) {
-      llvm::sys::ProcessInfo PI = llvm::sys::Wait(Running[I].Process, 0);
-      if (PI.Pid == 0) { // still running
-        ++I;
-        continue;
-      }
-      Finish(Running[I], PI.Pid == Running[I].Process.Pid ? PI.ReturnCode : -1);
-      Running.erase(Running.begin() + I);
-      Any = true;
-    }
-    if (!Any)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    printReady();
+    if (Progress)
+      printProgress();
   }
-  if (Progress)
-    llvm::errs() << "\r\033[K";
 
-  // The children's exports, merged in file order.
-  if (!O.Findings.empty())
-    if (llvm::Error E = mergeFindings(ChildFindings, O.Findings)) {
-      llvm::errs() << "error: --export-findings: "
+  void printProgress() {
+    double Spent = seconds() - Start;
+    double Left = Spent / Done * (Files.size() - Done);
+    llvm::errs() << llvm::formatv("[{0}/{1}] {2} finding{3}, about {4} s "
+                                  "left",
+                                  Done, Files.size(), Total,
+                                  Total == 1 ? "" : "s",
+                                  static_cast<int>(Left + 0.5));
+  }
+
+  void writeExports() {
+    auto Report = [&](llvm::Error E, llvm::StringRef Option) {
+      if (!E)
+        return;
+      llvm::errs() << "error: " << Option << ": "
                    << llvm::toString(std::move(E)) << "\n";
       ++ToolErrors;
-    }
-  if (!O.Sarif.empty())
-    if (llvm::Error E = mergeSarif(ChildSarif, O.Sarif)) {
-      llvm::errs() << "error: --export-sarif: " << llvm::toString(std::move(E))
-                   << "\n";
-      ++ToolErrors;
-    }
-  fs::remove_directories(Dir);
+    };
+    if (!O.Findings.empty())
+      Report(mergeFindings(ChildFindings, O.Findings), "--export-findings");
+    if (!O.Sarif.empty())
+      Report(mergeSarif(ChildSarif, O.Sarif), "--export-sarif");
+  }
 
-  llvm::outs() << llvm::formatv("libtorch-tidy: {0} file{1} in {2} s, {3} "
-                                "finding{4}",
-                                Files.size(), Files.size() == 1 ? "" : "s",
-                                static_cast<int>(seconds() - Start + 0.5),
-                                Total, Total == 1 ? "" : "s");
-  llvm::outs() << (Total ? ":\n" : "\n");
-  for (const auto &[Check, N] : ByCheck)
-    llvm::outs() << llvm::formatv("  {0,-36} {1}\n", Check, N);
-  llvm::sort(CompileErrors);
-  if (!CompileErrors.empty()) {
+  void printSummary() {
+    llvm::outs() << llvm::formatv("libtorch-tidy: {0} file{1} in {2} s, {3} "
+                                  "finding{4}",
+                                  Files.size(), Files.size() == 1 ? "" : "s",
+                                  static_cast<int>(seconds() - Start + 0.5),
+                                  Total, Total == 1 ? "" : "s");
+    llvm::outs() << (Total ? ":\n" : "\n");
+    for (const auto &[Check, N] : ByCheck)
+      llvm::outs() << llvm::formatv("  {0,-36} {1}\n", Check, N);
+    llvm::sort(CompileErrors);
+    if (CompileErrors.empty())
+      return;
     llvm::outs() << "  with compiler errors (analyzed as far as they parse): "
                  << CompileErrors.size() << "\n";
     for (const std::string &F : CompileErrors)
       llvm::outs() << "    " << F << "\n";
   }
-  if (ToolErrors)
+};
+
+} // namespace
+
+int runProject(const ProjectOptions &O) {
+  llvm::Expected<std::vector<std::string>> Files = databaseFiles(O.BuildDir);
+  if (!Files) {
+    llvm::errs() << "error: " << llvm::toString(Files.takeError()) << "\n";
     return 2;
-  if (LeftAlone)
-    return 3;
-  return Total && O.FailOnFindings ? 1 : 0;
+  }
+  llvm::SmallString<128> Dir;
+  if (std::error_code EC = createRunTempDirectory("project", Dir)) {
+    llvm::errs() << "error: cannot create a temporary directory: "
+                 << EC.message() << "\n";
+    return 2;
+  }
+  auto RemoveDir = llvm::make_scope_exit([&] { fs::remove_directories(Dir); });
+  return ProjectRunner(O, std::move(*Files), Dir).run();
 }
 
 } // namespace torchtidy

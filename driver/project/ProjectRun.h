@@ -20,6 +20,9 @@ struct ProjectOptions {
   unsigned Jobs = 0;    ///< 0: all cores
   bool FailOnFindings = false;
   bool Fix = false;      ///< --fix: files may share headers, so one at a time
+  /// --config or --config-file: the command line's configuration, which a
+  /// --config of the driver's would replace.
+  bool OwnConfig = false;
   std::string Findings;  ///< merged --export-findings output, or ""
   std::string Sarif;     ///< merged --export-sarif output, or ""
   std::string SarifRoot; ///< its --sarif-root

@@ -1,7 +1,7 @@
 //===--- SafeFix.cpp - libtorch-tidy --------------------------------------===//
 
 #include "support/SafeFix.h"
-#include "cli/InputCheck.h"
+#include "cli/CommandLine.h"
 #include "support/AtomicWrite.h"
 #include "support/TempFiles.h"
 #include "clang/Basic/SourceManager.h"
@@ -86,8 +86,7 @@ timespec fileSystemNow() {
 
 } // namespace
 
-void beginFixes(llvm::ArrayRef<const char *> Args) {
-  CommandLine CL = parseCommandLine(Args);
+void beginFixes(const CommandLine &CL) {
   if (!CL.Fix)
     return;
   FixRun &Run = fixRun();

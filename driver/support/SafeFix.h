@@ -20,12 +20,14 @@
 
 namespace torchtidy {
 
+struct CommandLine;
+
 /// The exit code of a --fix run that left a file alone.
 constexpr int FixNotAppliedExitCode = 3;
 
-/// Notes when the analysis starts and, when \p Args asks for fixes, the text
+/// Notes when the analysis starts and, when \p CL asks for fixes, the text
 /// of its source files, to tell later whether a file changed meanwhile.
-void beginFixes(llvm::ArrayRef<const char *> Args);
+void beginFixes(const CommandLine &CL);
 
 /// \p RC, clang-tidy's exit code, or FixNotAppliedExitCode when a file was
 /// left alone.
