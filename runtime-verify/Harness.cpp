@@ -16,7 +16,7 @@
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-namespace torchverify {
+namespace torchtidy {
 
 namespace {
 
@@ -217,7 +217,7 @@ Binding bindSnippet(const json &Code, const BindingConfig &Config) {
     if (Constructions.count(Name))
       continue;
     if (isDeviceType(Bare)) {
-      Devices += "  torch::Device " + Name + " = ltt::device();\n";
+      Devices += "  torch::Device " + Name + " = torchtidy::device();\n";
     } else if (isNumberType(Bare)) {
       auto It = Config.Values.find(Name);
       Numbers += "  " + Bare + " " + Name + " = " +
@@ -230,7 +230,7 @@ Binding bindSnippet(const json &Code, const BindingConfig &Config) {
                    "=DIMS (e.g. 16x3x32x32) or a --config file";
         return B;
       }
-      Tensors += "  torch::Tensor " + Name + " = ltt::tensor({" +
+      Tensors += "  torch::Tensor " + Name + " = torchtidy::tensor({" +
                  joinSizes(It->second.Sizes) + "}, torch::" + It->second.Dtype +
                  ");\n";
     } else {
@@ -269,7 +269,7 @@ std::string generateHarness(const std::vector<HarnessEntry> &Entries) {
       if (D.is_object() && D.contains("name"))
         Declared.insert(D["name"].get<std::string>());
     for (const char *Variant : {"before", "after"}) {
-      Add(std::string("static void ") + Variant + "(ltt::Runner &ltt_run) {");
+      Add(std::string("static void ") + Variant + "(torchtidy::Runner &ltt_run) {");
       Add(E.Bind.Fixtures);
       Add("  ltt_run.run(\n      [&] {");
       Add("#line " + std::to_string(E.Code.value("first_line", 1)) + " " +
@@ -279,7 +279,7 @@ std::string generateHarness(const std::vector<HarnessEntry> &Entries) {
       Add("        if (ltt_run.capturing()) {");
       for (const std::string &Name : Declared)
         Add("          ltt_run.capture(" + quoted(Name) + ", " + Name + ");");
-      Add("        }\n      },\n      [&](ltt::State &ltt_state) {");
+      Add("        }\n      },\n      [&](torchtidy::State &ltt_state) {");
       for (const std::string &Name : E.Bind.Compared)
         if (!Declared.count(Name))
           Add("        ltt_state.add(" + quoted(Name) + ", " + Name + ");");
@@ -287,12 +287,12 @@ std::string generateHarness(const std::vector<HarnessEntry> &Entries) {
     }
     Add("} // namespace ltt_entry_" + std::to_string(I));
   }
-  Add("\nstatic const ltt::Entry LttEntries[] = {");
+  Add("\nstatic const torchtidy::Entry LttEntries[] = {");
   for (size_t I = 0; I < Entries.size(); ++I)
     Add("    {ltt_entry_" + std::to_string(I) + "::before, ltt_entry_" +
         std::to_string(I) + "::after},");
   Add("};\n\nint main(int argc, char **argv) {\n  return "
-      "ltt::harnessMain(argc, argv, LttEntries, " +
+      "torchtidy::harnessMain(argc, argv, LttEntries, " +
       std::to_string(Entries.size()) + ");\n}");
   std::string Out;
   for (const std::string &L : Lines)
@@ -457,6 +457,11 @@ std::string firstErrors(const std::string &Log) {
   return Out.empty() ? trim(Log.substr(0, 400)) : Out;
 }
 
+/// The headers a harness's support header is made of: in the PCH's key and
+/// copied next to it (HarnessSupport.h includes the others by name).
+const char *const SupportHeaders[] = {"HarnessSupport.h", "MeasureLoop.h",
+                                      "Stats.h"};
+
 /// The precompiled support header for these flags, built once and kept.
 std::string precompiledHeader(const Toolchain &T,
                               const std::vector<std::string> &Flags,
@@ -464,8 +469,9 @@ std::string precompiledHeader(const Toolchain &T,
   std::string Key = T.CxxVersion + "\n" + T.Torch.CMakeDir;
   for (const std::string &F : Flags)
     Key += "\n" + F;
-  std::string Support = readFile(fs::path(T.SupportDir) / "HarnessSupport.h") +
-                        readFile(fs::path(T.SupportDir) / "Stats.h");
+  std::string Support;
+  for (const char *Name : SupportHeaders)
+    Support += readFile(fs::path(T.SupportDir) / Name);
   char Hex[32];
   std::snprintf(Hex, sizeof(Hex), "%016zx",
                 std::hash<std::string>()(Key + Support));
@@ -481,7 +487,7 @@ std::string precompiledHeader(const Toolchain &T,
   // changed since, and the source tree may be touched. Once there, a copy is
   // never replaced (its content is in the directory's name): a parallel run
   // rewriting it would make clang refuse the PCH another run just built.
-  for (const char *Name : {"HarnessSupport.h", "Stats.h"}) {
+  for (const char *Name : SupportHeaders) {
     if (pathExists(Dir / Name))
       continue;
     fs::path Copy = Dir / (std::string(Name) + ".tmp" +
@@ -564,4 +570,4 @@ BuildResult buildHarness(const Toolchain &T, const std::string &Source,
   return B;
 }
 
-} // namespace torchverify
+} // namespace torchtidy
