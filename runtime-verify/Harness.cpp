@@ -269,7 +269,8 @@ std::string generateHarness(const std::vector<HarnessEntry> &Entries) {
       if (D.is_object() && D.contains("name"))
         Declared.insert(D["name"].get<std::string>());
     for (const char *Variant : {"before", "after"}) {
-      Add(std::string("static void ") + Variant + "(torchtidy::Runner &ltt_run) {");
+      Add(std::string("static void ") + Variant +
+          "(torchtidy::Runner &ltt_run) {");
       Add(E.Bind.Fixtures);
       Add("  ltt_run.run(\n      [&] {");
       Add("#line " + std::to_string(E.Code.value("first_line", 1)) + " " +
@@ -490,8 +491,8 @@ std::string precompiledHeader(const Toolchain &T,
   for (const char *Name : SupportHeaders) {
     if (pathExists(Dir / Name))
       continue;
-    fs::path Copy = Dir / (std::string(Name) + ".tmp" +
-                           std::to_string(::getpid()));
+    fs::path Copy =
+        Dir / (std::string(Name) + ".tmp" + std::to_string(::getpid()));
     fs::copy_file(fs::path(T.SupportDir) / Name, Copy,
                   fs::copy_options::overwrite_existing, EC);
     fs::create_hard_link(Copy, Dir / Name, EC); // fails if there already

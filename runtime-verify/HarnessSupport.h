@@ -121,7 +121,44 @@ struct Difference {
   bool Equal = true;
   double MaxAbs = 0, MaxRel = 0;
   std::string First; ///< the first mismatch, in words
+
+  void mismatch(const std::string &Why) {
+    if (Equal)
+      First = Why;
+    Equal = false;
+  }
 };
+
+/// Compares the tensor \p Name of two states into \p D.
+inline void compareTensor(const std::string &Name, const torch::Tensor &X,
+                          const torch::Tensor &Y, double Rtol, double Atol,
+                          Difference &D) {
+  if (X.defined() != Y.defined()) {
+    torch::Tensor Defined = X.defined() ? X : Y;
+    if (Defined.numel() && Defined.abs().max().item<double>() != 0)
+      D.mismatch(Name + " is " + (X.defined() ? "reset" : "set") +
+                 " after the fix");
+    return;
+  }
+  if (!X.defined())
+    return;
+  if (X.sizes() != Y.sizes()) {
+    D.mismatch(Name + " changes shape");
+    return;
+  }
+  if (!X.numel())
+    return;
+  torch::Tensor Diff = (X - Y).abs();
+  double Abs = Diff.max().item<double>();
+  double Rel = (Diff / Y.abs().clamp_min(1e-12)).max().item<double>();
+  D.MaxAbs = std::max(D.MaxAbs, Abs);
+  if (std::isfinite(Rel))
+    D.MaxRel = std::max(D.MaxRel, Rel);
+  bool Close =
+      (Diff <= Atol + Rtol * Y.abs()).all().item<bool>() || torch::equal(X, Y);
+  if (!Close)
+    D.mismatch(Name + " differs by up to " + std::to_string(Abs));
+}
 
 /// Compares two states: same names, same shapes, values within
 /// |a - b| <= Atol + Rtol * |b|. A reset gradient equals a zero-filled one:
@@ -129,47 +166,16 @@ struct Difference {
 inline Difference compare(const State &A, const State &B, double Rtol,
                           double Atol) {
   Difference D;
-  auto Mismatch = [&](const std::string &Why) {
-    if (D.Equal)
-      D.First = Why;
-    D.Equal = false;
-  };
   for (const auto &[Name, TA] : A.Tensors) {
     auto It = B.Tensors.find(Name);
-    if (It == B.Tensors.end()) {
-      Mismatch(Name + " is gone after the fix");
-      continue;
-    }
-    torch::Tensor X = TA, Y = It->second;
-    if (X.defined() != Y.defined()) {
-      torch::Tensor Defined = X.defined() ? X : Y;
-      if (Defined.numel() && Defined.abs().max().item<double>() != 0)
-        Mismatch(Name + " is " + (X.defined() ? "reset" : "set") +
-                 " after the fix");
-      continue;
-    }
-    if (!X.defined())
-      continue;
-    if (X.sizes() != Y.sizes()) {
-      Mismatch(Name + " changes shape");
-      continue;
-    }
-    if (!X.numel())
-      continue;
-    torch::Tensor Diff = (X - Y).abs();
-    double Abs = Diff.max().item<double>();
-    double Rel = (Diff / Y.abs().clamp_min(1e-12)).max().item<double>();
-    D.MaxAbs = std::max(D.MaxAbs, Abs);
-    if (std::isfinite(Rel))
-      D.MaxRel = std::max(D.MaxRel, Rel);
-    bool Close = (Diff <= Atol + Rtol * Y.abs()).all().item<bool>() ||
-                 torch::equal(X, Y);
-    if (!Close)
-      Mismatch(Name + " differs by up to " + std::to_string(Abs));
+    if (It == B.Tensors.end())
+      D.mismatch(Name + " is gone after the fix");
+    else
+      compareTensor(Name, TA, It->second, Rtol, Atol, D);
   }
   for (const auto &[Name, TB] : B.Tensors)
     if (!A.Tensors.count(Name))
-      Mismatch(Name + " appears after the fix");
+      D.mismatch(Name + " appears after the fix");
   return D;
 }
 

@@ -127,8 +127,9 @@ inline long calibrateRuns(const Step &Before, const Step &After) {
 }
 
 /// Takes one sample of \p Run into \p Wall (and \p Gpu).
-inline void takeSample(const Step &Run, LoopResult &R, std::vector<double> &Wall,
-                       std::vector<double> &Gpu, int StepsPerRun) {
+inline void takeSample(const Step &Run, LoopResult &R,
+                       std::vector<double> &Wall, std::vector<double> &Gpu,
+                       int StepsPerRun) {
   SampleTime T = timeRuns(Run, R.RunsPerSample);
   double Steps = static_cast<double>(R.RunsPerSample) * StepsPerRun;
   R.Seconds += T.WallSeconds;

@@ -144,15 +144,15 @@ struct TaskLimiter {
   std::string Describe;
 };
 
-/// The cgroup directories this process is in whose children get a pids
-/// controller: the v1 pids hierarchy, else v2 (its own cgroup, or the root
-/// when that is writable).
-std::vector<std::string> pidsCgroupCandidates() {
-  struct Mount {
-    std::string Root, Point;
-    bool V2;
-  };
-  std::vector<Mount> Mounts;
+/// A cgroup file system: v2, or a v1 hierarchy with the pids controller.
+struct CgroupMount {
+  std::string Root, Point;
+  bool V2;
+};
+
+/// The cgroup mounts in /proc/self/mountinfo that can limit processes.
+std::vector<CgroupMount> pidsCgroupMounts() {
+  std::vector<CgroupMount> Mounts;
   std::ifstream MountInfo("/proc/self/mountinfo");
   // ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - TYPE SOURCE SUPEROPTIONS
   for (std::string Line; std::getline(MountInfo, Line);) {
@@ -171,7 +171,16 @@ std::vector<std::string> pidsCgroupCandidates() {
              ("," + Super + ",").find(",pids,") != std::string::npos)
       Mounts.push_back({Root, Point, false});
   }
-  std::string V1Path, V2Path;
+  return Mounts;
+}
+
+/// This process's cgroup paths: in the v1 pids hierarchy and in v2.
+struct OwnCgroups {
+  std::string V1, V2;
+};
+
+OwnCgroups ownCgroups() {
+  OwnCgroups Own;
   std::ifstream Self("/proc/self/cgroup");
   // HIERARCHY:CONTROLLERS:PATH
   for (std::string Line; std::getline(Self, Line);) {
@@ -181,34 +190,47 @@ std::vector<std::string> pidsCgroupCandidates() {
     std::string Controllers = Line.substr(A + 1, B - A - 1);
     std::string Path = Line.substr(B + 1);
     if (Line.compare(0, A, "0") == 0 && Controllers.empty())
-      V2Path = Path;
+      Own.V2 = Path;
     else if (("," + Controllers + ",").find(",pids,") != std::string::npos)
-      V1Path = Path;
+      Own.V1 = Path;
   }
-  auto Join = [](const Mount &M, std::string Path) {
-    // A mount of a subtree (a container's): the path is below its root.
-    if (M.Root != "/" && Path.compare(0, M.Root.size(), M.Root) == 0)
-      Path = Path.substr(M.Root.size());
-    while (!Path.empty() && Path.back() == '/')
-      Path.pop_back();
-    return M.Point + Path;
-  };
-  auto HasPids = [](const std::string &Dir) {
-    std::string Control = readSmallFile(Dir + "/cgroup.subtree_control");
-    return (" " + Control).find(" pids") != std::string::npos;
-  };
+  return Own;
+}
+
+/// Where the cgroup \p Path is under the mount \p M.
+std::string underMount(const CgroupMount &M, std::string Path) {
+  // A mount of a subtree (a container's): the path is below its root.
+  if (M.Root != "/" && Path.compare(0, M.Root.size(), M.Root) == 0)
+    Path = Path.substr(M.Root.size());
+  while (!Path.empty() && Path.back() == '/')
+    Path.pop_back();
+  return M.Point + Path;
+}
+
+bool delegatesPids(const std::string &Dir) {
+  std::string Control = readSmallFile(Dir + "/cgroup.subtree_control");
+  return (" " + Control).find(" pids") != std::string::npos;
+}
+
+/// The cgroup directories this process is in whose children get a pids
+/// controller: the v1 pids hierarchy, else v2 (its own cgroup, or the root
+/// when that is writable).
+std::vector<std::string> pidsCgroupCandidates() {
+  std::vector<CgroupMount> Mounts = pidsCgroupMounts();
+  OwnCgroups Own = ownCgroups();
   std::vector<std::string> Out;
-  for (const Mount &M : Mounts)
-    if (!M.V2 && !V1Path.empty())
-      Out.push_back(Join(M, V1Path));
-  for (const Mount &M : Mounts)
-    if (M.V2 && !V2Path.empty()) {
-      std::string Own = Join(M, V2Path);
-      if (HasPids(Own))
-        Out.push_back(Own);
-      if (Own != M.Point && HasPids(M.Point))
-        Out.push_back(M.Point);
-    }
+  for (const CgroupMount &M : Mounts)
+    if (!M.V2 && !Own.V1.empty())
+      Out.push_back(underMount(M, Own.V1));
+  for (const CgroupMount &M : Mounts) {
+    if (!M.V2 || Own.V2.empty())
+      continue;
+    std::string Dir = underMount(M, Own.V2);
+    if (delegatesPids(Dir))
+      Out.push_back(Dir);
+    if (Dir != M.Point && delegatesPids(M.Point))
+      Out.push_back(M.Point);
+  }
   return Out;
 }
 
@@ -475,8 +497,8 @@ struct ChildPlan {
   const char *Dir = nullptr; ///< where to run; null for here
   const OutputPipe *Out = nullptr;
   long MemoryMiB = 0;
-  long Nproc = 0;                 ///< RLIMIT_NPROC; 0 for none
-  const char *Procs = nullptr;    ///< the cgroup.procs to join; null for none
+  long Nproc = 0;              ///< RLIMIT_NPROC; 0 for none
+  const char *Procs = nullptr; ///< the cgroup.procs to join; null for none
   pid_t Parent = 0;
 };
 

@@ -158,8 +158,8 @@ Samples measureAnomalyMode(int Batch, int StepsPerSample, int FixedRounds,
 
   bool Was = torch::autograd::AnomalyMode::is_enabled();
   interleave(
-      S, StepsPerSample, 1, FixedRounds, Rule,
-      [&] { Step(true); }, [&] { Step(false); });
+      S, StepsPerSample, 1, FixedRounds, Rule, [&] { Step(true); },
+      [&] { Step(false); });
   torch::autograd::AnomalyMode::set_enabled(Was);
   return S;
 }
@@ -349,8 +349,7 @@ Samples measureBlockingCopy(const BlockingCopyParams &P, int FixedRounds,
     Out = torch::relu(torch::matmul(X.reshape({X.size(0), -1}), Weight));
   };
   interleave(
-      S, P.Steps, 1, FixedRounds, Rule,
-      [&] { Compute(Pageable.to(Device)); },
+      S, P.Steps, 1, FixedRounds, Rule, [&] { Compute(Pageable.to(Device)); },
       [&] { Compute(Pinned.to(Device, /*non_blocking=*/true)); });
   return S;
 }

@@ -28,8 +28,8 @@ struct Samples {
   /// CUDA event microseconds per step of the same samples; empty without
   /// CUDA events (MeasureLoop.h).
   std::vector<double> GpuBefore, GpuAfter;
-  std::string Device;                ///< "cpu" or "cuda"
-  double Seconds = 0;                ///< timed work
+  std::string Device;     ///< "cpu" or "cuda"
+  double Seconds = 0;     ///< timed work
   std::string StopReason; ///< "rounds", a StopRule reason, or why none ran
   std::string Workload;   ///< one line: what one step does, and its sizes
   /// Largest absolute difference between what the two variants computed
