@@ -463,10 +463,14 @@ std::string firstErrors(const std::string &Log) {
 const char *const SupportHeaders[] = {"HarnessSupport.h", "MeasureLoop.h",
                                       "Stats.h"};
 
+struct PrecompiledHeader {
+  std::string Path; ///< empty when it cannot be built: -include the header
+  bool Reused = false;
+};
+
 /// The precompiled support header for these flags, built once and kept.
-std::string precompiledHeader(const Toolchain &T,
-                              const std::vector<std::string> &Flags,
-                              bool &Reused, std::string &Log) {
+PrecompiledHeader precompiledHeader(const Toolchain &T,
+                                    const std::vector<std::string> &Flags) {
   std::string Key = T.CxxVersion + "\n" + T.Torch.CMakeDir;
   for (const std::string &F : Flags)
     Key += "\n" + F;
@@ -478,10 +482,8 @@ std::string precompiledHeader(const Toolchain &T,
                 std::hash<std::string>()(Key + Support));
   fs::path Dir = fs::path(T.CacheDir) / (std::string("pch-") + Hex);
   fs::path Pch = Dir / "HarnessSupport.h.pch";
-  if (pathExists(Pch)) {
-    Reused = true;
-    return Pch.string();
-  }
+  if (pathExists(Pch))
+    return {Pch.string(), /*Reused=*/true};
   std::error_code EC;
   fs::create_directories(Dir, EC);
   // The header is copied next to its PCH: clang refuses a PCH whose header
@@ -509,12 +511,11 @@ std::string precompiledHeader(const Toolchain &T,
   Cmd.push_back(Temp);
   ProcessResult R = runProcess(Cmd, "", Limits{600, 0});
   if (!R.Started || R.ExitCode != 0 || R.TimedOut) {
-    Log = R.Output;
     fs::remove(Temp, EC);
-    return "";
+    return {};
   }
   fs::rename(Temp, Pch, EC);
-  return EC ? "" : Pch.string();
+  return {EC ? "" : Pch.string(), /*Reused=*/false};
 }
 
 } // namespace
@@ -535,12 +536,13 @@ BuildResult buildHarness(const Toolchain &T, const std::string &Source,
   std::vector<std::string> Cmd = {T.Cxx};
   for (const std::string &F : Flags)
     Cmd.push_back(F);
-  std::string Pch, PchLog;
+  PrecompiledHeader Pch;
   if (isClang(T.Cxx) && !T.CacheDir.empty())
-    Pch = precompiledHeader(T, Flags, B.PchReused, PchLog);
-  if (!Pch.empty()) {
+    Pch = precompiledHeader(T, Flags);
+  B.PchReused = Pch.Reused;
+  if (!Pch.Path.empty()) {
     Cmd.push_back("-include-pch");
-    Cmd.push_back(Pch);
+    Cmd.push_back(Pch.Path);
   } else {
     Cmd.push_back("-include");
     Cmd.push_back((fs::path(T.SupportDir) / "HarnessSupport.h").string());
