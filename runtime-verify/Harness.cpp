@@ -16,7 +16,7 @@
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-namespace torchverify {
+namespace torchtidy {
 
 namespace {
 
@@ -217,7 +217,7 @@ Binding bindSnippet(const json &Code, const BindingConfig &Config) {
     if (Constructions.count(Name))
       continue;
     if (isDeviceType(Bare)) {
-      Devices += "  torch::Device " + Name + " = ltt::device();\n";
+      Devices += "  torch::Device " + Name + " = torchtidy::device();\n";
     } else if (isNumberType(Bare)) {
       auto It = Config.Values.find(Name);
       Numbers += "  " + Bare + " " + Name + " = " +
@@ -230,7 +230,7 @@ Binding bindSnippet(const json &Code, const BindingConfig &Config) {
                    "=DIMS (e.g. 16x3x32x32) or a --config file";
         return B;
       }
-      Tensors += "  torch::Tensor " + Name + " = ltt::tensor({" +
+      Tensors += "  torch::Tensor " + Name + " = torchtidy::tensor({" +
                  joinSizes(It->second.Sizes) + "}, torch::" + It->second.Dtype +
                  ");\n";
     } else {
@@ -269,7 +269,8 @@ std::string generateHarness(const std::vector<HarnessEntry> &Entries) {
       if (D.is_object() && D.contains("name"))
         Declared.insert(D["name"].get<std::string>());
     for (const char *Variant : {"before", "after"}) {
-      Add(std::string("static void ") + Variant + "(ltt::Runner &ltt_run) {");
+      Add(std::string("static void ") + Variant +
+          "(torchtidy::Runner &ltt_run) {");
       Add(E.Bind.Fixtures);
       Add("  ltt_run.run(\n      [&] {");
       Add("#line " + std::to_string(E.Code.value("first_line", 1)) + " " +
@@ -279,7 +280,7 @@ std::string generateHarness(const std::vector<HarnessEntry> &Entries) {
       Add("        if (ltt_run.capturing()) {");
       for (const std::string &Name : Declared)
         Add("          ltt_run.capture(" + quoted(Name) + ", " + Name + ");");
-      Add("        }\n      },\n      [&](ltt::State &ltt_state) {");
+      Add("        }\n      },\n      [&](torchtidy::State &ltt_state) {");
       for (const std::string &Name : E.Bind.Compared)
         if (!Declared.count(Name))
           Add("        ltt_state.add(" + quoted(Name) + ", " + Name + ");");
@@ -287,12 +288,12 @@ std::string generateHarness(const std::vector<HarnessEntry> &Entries) {
     }
     Add("} // namespace ltt_entry_" + std::to_string(I));
   }
-  Add("\nstatic const ltt::Entry LttEntries[] = {");
+  Add("\nstatic const torchtidy::Entry LttEntries[] = {");
   for (size_t I = 0; I < Entries.size(); ++I)
     Add("    {ltt_entry_" + std::to_string(I) + "::before, ltt_entry_" +
         std::to_string(I) + "::after},");
   Add("};\n\nint main(int argc, char **argv) {\n  return "
-      "ltt::harnessMain(argc, argv, LttEntries, " +
+      "torchtidy::harnessMain(argc, argv, LttEntries, " +
       std::to_string(Entries.size()) + ");\n}");
   std::string Out;
   for (const std::string &L : Lines)
@@ -457,35 +458,43 @@ std::string firstErrors(const std::string &Log) {
   return Out.empty() ? trim(Log.substr(0, 400)) : Out;
 }
 
+/// The headers a harness's support header is made of: in the PCH's key and
+/// copied next to it (HarnessSupport.h includes the others by name).
+const char *const SupportHeaders[] = {"HarnessSupport.h", "MeasureLoop.h",
+                                      "Stats.h"};
+
+struct PrecompiledHeader {
+  std::string Path; ///< empty when it cannot be built: -include the header
+  bool Reused = false;
+};
+
 /// The precompiled support header for these flags, built once and kept.
-std::string precompiledHeader(const Toolchain &T,
-                              const std::vector<std::string> &Flags,
-                              bool &Reused, std::string &Log) {
+PrecompiledHeader precompiledHeader(const Toolchain &T,
+                                    const std::vector<std::string> &Flags) {
   std::string Key = T.CxxVersion + "\n" + T.Torch.CMakeDir;
   for (const std::string &F : Flags)
     Key += "\n" + F;
-  std::string Support = readFile(fs::path(T.SupportDir) / "HarnessSupport.h") +
-                        readFile(fs::path(T.SupportDir) / "Stats.h");
+  std::string Support;
+  for (const char *Name : SupportHeaders)
+    Support += readFile(fs::path(T.SupportDir) / Name);
   char Hex[32];
   std::snprintf(Hex, sizeof(Hex), "%016zx",
                 std::hash<std::string>()(Key + Support));
   fs::path Dir = fs::path(T.CacheDir) / (std::string("pch-") + Hex);
   fs::path Pch = Dir / "HarnessSupport.h.pch";
-  if (pathExists(Pch)) {
-    Reused = true;
-    return Pch.string();
-  }
+  if (pathExists(Pch))
+    return {Pch.string(), /*Reused=*/true};
   std::error_code EC;
   fs::create_directories(Dir, EC);
   // The header is copied next to its PCH: clang refuses a PCH whose header
   // changed since, and the source tree may be touched. Once there, a copy is
   // never replaced (its content is in the directory's name): a parallel run
   // rewriting it would make clang refuse the PCH another run just built.
-  for (const char *Name : {"HarnessSupport.h", "Stats.h"}) {
+  for (const char *Name : SupportHeaders) {
     if (pathExists(Dir / Name))
       continue;
-    fs::path Copy = Dir / (std::string(Name) + ".tmp" +
-                           std::to_string(::getpid()));
+    fs::path Copy =
+        Dir / (std::string(Name) + ".tmp" + std::to_string(::getpid()));
     fs::copy_file(fs::path(T.SupportDir) / Name, Copy,
                   fs::copy_options::overwrite_existing, EC);
     fs::create_hard_link(Copy, Dir / Name, EC); // fails if there already
@@ -502,12 +511,11 @@ std::string precompiledHeader(const Toolchain &T,
   Cmd.push_back(Temp);
   ProcessResult R = runProcess(Cmd, "", Limits{600, 0});
   if (!R.Started || R.ExitCode != 0 || R.TimedOut) {
-    Log = R.Output;
     fs::remove(Temp, EC);
-    return "";
+    return {};
   }
   fs::rename(Temp, Pch, EC);
-  return EC ? "" : Pch.string();
+  return {EC ? "" : Pch.string(), /*Reused=*/false};
 }
 
 } // namespace
@@ -528,12 +536,13 @@ BuildResult buildHarness(const Toolchain &T, const std::string &Source,
   std::vector<std::string> Cmd = {T.Cxx};
   for (const std::string &F : Flags)
     Cmd.push_back(F);
-  std::string Pch, PchLog;
+  PrecompiledHeader Pch;
   if (isClang(T.Cxx) && !T.CacheDir.empty())
-    Pch = precompiledHeader(T, Flags, B.PchReused, PchLog);
-  if (!Pch.empty()) {
+    Pch = precompiledHeader(T, Flags);
+  B.PchReused = Pch.Reused;
+  if (!Pch.Path.empty()) {
     Cmd.push_back("-include-pch");
-    Cmd.push_back(Pch);
+    Cmd.push_back(Pch.Path);
   } else {
     Cmd.push_back("-include");
     Cmd.push_back((fs::path(T.SupportDir) / "HarnessSupport.h").string());
@@ -564,4 +573,4 @@ BuildResult buildHarness(const Toolchain &T, const std::string &Source,
   return B;
 }
 
-} // namespace torchverify
+} // namespace torchtidy

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace torchverify {
+namespace torchtidy {
 
 /// What the user told us about the snippets' variables (--shape, --value or
 /// a config file).
@@ -96,7 +96,8 @@ struct BuildResult {
 struct Toolchain {
   std::string Cxx;        ///< compiler command
   std::string CxxVersion; ///< its compilerVersion(), part of the PCH key
-  std::string SupportDir; ///< HarnessSupport.h, Stats.h, Stats.cpp
+  /// HarnessSupport.h, MeasureLoop.h, Stats.h, Stats.cpp
+  std::string SupportDir;
   std::string CacheDir;   ///< for the precompiled header; empty for none
   TorchInstall Torch;
 };
@@ -109,6 +110,6 @@ BuildResult buildHarness(const Toolchain &T, const std::string &Source,
 /// The compiler's first line of --version.
 std::string compilerVersion(const std::string &Cxx);
 
-} // namespace torchverify
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_VERIFY_HARNESS_H

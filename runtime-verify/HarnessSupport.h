@@ -17,18 +17,13 @@
 #ifndef LIBTORCH_TIDY_VERIFY_HARNESS_SUPPORT_H
 #define LIBTORCH_TIDY_VERIFY_HARNESS_SUPPORT_H
 
+#include "MeasureLoop.h"
 #include "Stats.h"
 
 #include <torch/torch.h>
-// CUDA event time where the LibTorch build and the CUDA headers allow it.
-#if __has_include(<ATen/cuda/CUDAEvent.h>) && __has_include(<cuda_runtime_api.h>)
-#include <ATen/cuda/CUDAEvent.h>
-#define LTT_CUDA_EVENTS 1
-#endif
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -43,7 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace ltt {
+namespace torchtidy {
 
 /// The device snippets run on: the machine's.
 inline torch::Device device() {
@@ -126,7 +121,44 @@ struct Difference {
   bool Equal = true;
   double MaxAbs = 0, MaxRel = 0;
   std::string First; ///< the first mismatch, in words
+
+  void mismatch(const std::string &Why) {
+    if (Equal)
+      First = Why;
+    Equal = false;
+  }
 };
+
+/// Compares the tensor \p Name of two states into \p D.
+inline void compareTensor(const std::string &Name, const torch::Tensor &X,
+                          const torch::Tensor &Y, double Rtol, double Atol,
+                          Difference &D) {
+  if (X.defined() != Y.defined()) {
+    torch::Tensor Defined = X.defined() ? X : Y;
+    if (Defined.numel() && Defined.abs().max().item<double>() != 0)
+      D.mismatch(Name + " is " + (X.defined() ? "reset" : "set") +
+                 " after the fix");
+    return;
+  }
+  if (!X.defined())
+    return;
+  if (X.sizes() != Y.sizes()) {
+    D.mismatch(Name + " changes shape");
+    return;
+  }
+  if (!X.numel())
+    return;
+  torch::Tensor Diff = (X - Y).abs();
+  double Abs = Diff.max().item<double>();
+  double Rel = (Diff / Y.abs().clamp_min(1e-12)).max().item<double>();
+  D.MaxAbs = std::max(D.MaxAbs, Abs);
+  if (std::isfinite(Rel))
+    D.MaxRel = std::max(D.MaxRel, Rel);
+  bool Close =
+      (Diff <= Atol + Rtol * Y.abs()).all().item<bool>() || torch::equal(X, Y);
+  if (!Close)
+    D.mismatch(Name + " differs by up to " + std::to_string(Abs));
+}
 
 /// Compares two states: same names, same shapes, values within
 /// |a - b| <= Atol + Rtol * |b|. A reset gradient equals a zero-filled one:
@@ -134,51 +166,18 @@ struct Difference {
 inline Difference compare(const State &A, const State &B, double Rtol,
                           double Atol) {
   Difference D;
-  auto Mismatch = [&](const std::string &Why) {
-    if (D.Equal)
-      D.First = Why;
-    D.Equal = false;
-  };
   for (const auto &[Name, TA] : A.Tensors) {
     auto It = B.Tensors.find(Name);
-    if (It == B.Tensors.end()) {
-      Mismatch(Name + " is gone after the fix");
-      continue;
-    }
-    torch::Tensor X = TA, Y = It->second;
-    if (X.defined() != Y.defined()) {
-      torch::Tensor Defined = X.defined() ? X : Y;
-      if (Defined.numel() && Defined.abs().max().item<double>() != 0)
-        Mismatch(Name + " is " + (X.defined() ? "reset" : "set") +
-                 " after the fix");
-      continue;
-    }
-    if (!X.defined())
-      continue;
-    if (X.sizes() != Y.sizes()) {
-      Mismatch(Name + " changes shape");
-      continue;
-    }
-    if (!X.numel())
-      continue;
-    torch::Tensor Diff = (X - Y).abs();
-    double Abs = Diff.max().item<double>();
-    double Rel = (Diff / Y.abs().clamp_min(1e-12)).max().item<double>();
-    D.MaxAbs = std::max(D.MaxAbs, Abs);
-    if (std::isfinite(Rel))
-      D.MaxRel = std::max(D.MaxRel, Rel);
-    bool Close = (Diff <= Atol + Rtol * Y.abs()).all().item<bool>() ||
-                 torch::equal(X, Y);
-    if (!Close)
-      Mismatch(Name + " differs by up to " + std::to_string(Abs));
+    if (It == B.Tensors.end())
+      D.mismatch(Name + " is gone after the fix");
+    else
+      compareTensor(Name, TA, It->second, Rtol, Atol, D);
   }
   for (const auto &[Name, TB] : B.Tensors)
     if (!A.Tensors.count(Name))
-      Mismatch(Name + " appears after the fix");
+      D.mismatch(Name + " appears after the fix");
   return D;
 }
-
-using Step = std::function<void()>;
 
 /// Handed to a variant function: in check mode runs the snippet once and
 /// records its state; in time mode passes the live snippet on, so that both
@@ -220,49 +219,8 @@ struct Options {
   int Entry = -1;
   std::string Mode, Out;
   double Rtol = 1e-4, Atol = 1e-5;
-  torchverify::StopRule Rule;
+  StopRule Rule;
 };
-
-inline void sync() {
-  if (torch::cuda::is_available())
-    torch::cuda::synchronize();
-}
-
-inline double seconds() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-/// Microseconds per run of \p S over \p Runs runs, host wall time with the
-/// device synchronized at both ends.
-/// Also the CUDA event time per run in \p GpuUs when events are available
-/// (negative otherwise).
-inline double timeRuns(Step &S, long Runs, double *GpuUs = nullptr) {
-  if (GpuUs)
-    *GpuUs = -1;
-  sync();
-#ifdef LTT_CUDA_EVENTS
-  bool Events = GpuUs && torch::cuda::is_available();
-  at::cuda::CUDAEvent Start(cudaEventDefault), Stop(cudaEventDefault);
-  if (Events)
-    Start.record();
-#endif
-  double T0 = seconds();
-  for (long I = 0; I < Runs; ++I)
-    S();
-#ifdef LTT_CUDA_EVENTS
-  if (Events)
-    Stop.record();
-#endif
-  sync();
-  double Wall = (seconds() - T0) * 1e6 / Runs;
-#ifdef LTT_CUDA_EVENTS
-  if (Events)
-    *GpuUs = Start.elapsed_time(Stop) * 1e3 / Runs;
-#endif
-  return Wall;
-}
 
 inline void writeList(std::FILE *F, const char *Name,
                       const std::vector<double> &V) {
@@ -311,59 +269,35 @@ inline int check(const Entry &E, const Options &O) {
   return std::fclose(F) == 0 ? 0 : 2;
 }
 
-/// Times the two variants interleaved (measurement.md): an untimed warm-up,
-/// runs per sample grown until a sample takes about 10 ms, ABBA order, and
-/// the adaptive stop of the verifier's statistics.
-inline void measure(Step &Before, Step &After, const Options &O) {
-  double Warm0 = seconds();
-  int WarmRuns = 0;
-  do {
-    Before();
-    After();
-    ++WarmRuns;
-  } while (seconds() - Warm0 < 0.1 && WarmRuns < 1000);
-  sync();
-  double PerRun = std::min(timeRuns(Before, 1), timeRuns(After, 1));
-  long Runs = std::max(
-      1L, static_cast<long>(std::ceil(10000.0 / std::max(PerRun, 1e-3))));
-  std::vector<double> B, A, GpuB, GpuA;
-  double Timed = 0, Gpu = 0;
-  std::string Why;
-  auto Sample = [&](Step &S, std::vector<double> &Wall,
-                    std::vector<double> &Events) {
-    Wall.push_back(timeRuns(S, Runs, &Gpu));
-    if (Gpu >= 0)
-      Events.push_back(Gpu);
-  };
-  for (int Round = 0;; ++Round) {
-    double T0 = seconds();
-    if (Round % 2 == 0) {
-      Sample(Before, B, GpuB);
-      Sample(After, A, GpuA);
-    } else {
-      Sample(After, A, GpuA);
-      Sample(Before, B, GpuB);
-    }
-    Timed += seconds() - T0;
-    if (torchverify::shouldStop(B, A, Timed, O.Rule, &Why))
-      break;
+/// Writes what measure() took, in the fields the verifier reads.
+inline void writeTimes(std::FILE *F, const LoopResult &R) {
+  std::fprintf(F, "{\"device\": \"%s\", \"runs_per_sample\": %ld, ",
+               torch::cuda::is_available() ? "cuda" : "cpu", R.RunsPerSample);
+  std::fprintf(F, "\"stop\": %s, ", jsonString(R.StopReason).c_str());
+  writeList(F, "before_us", R.Before);
+  std::fprintf(F, ", ");
+  writeList(F, "after_us", R.After);
+  if (!R.GpuBefore.empty() && R.GpuBefore.size() == R.GpuAfter.size()) {
+    std::fprintf(F, ", ");
+    writeList(F, "gpu_before_us", R.GpuBefore);
+    std::fprintf(F, ", ");
+    writeList(F, "gpu_after_us", R.GpuAfter);
   }
+  std::fprintf(F, "}\n");
+}
+
+/// Times the two variants interleaved with the verifier's one measurement
+/// loop (MeasureLoop.h, measurement.md): an untimed warm-up, runs per sample
+/// grown until a sample takes about 10 ms, ABBA order, and the adaptive stop
+/// of the verifier's statistics.
+inline void measure(const Step &Before, const Step &After, const Options &O) {
+  LoopOptions Loop;
+  Loop.Rule = O.Rule;
+  LoopResult R = measureInterleaved(Before, After, Loop);
   std::FILE *F = std::fopen(O.Out.c_str(), "w");
   if (!F)
     std::exit(2);
-  std::fprintf(F, "{\"device\": \"%s\", \"runs_per_sample\": %ld, ",
-               torch::cuda::is_available() ? "cuda" : "cpu", Runs);
-  std::fprintf(F, "\"stop\": %s, ", jsonString(Why).c_str());
-  writeList(F, "before_us", B);
-  std::fprintf(F, ", ");
-  writeList(F, "after_us", A);
-  if (!GpuB.empty() && GpuB.size() == GpuA.size()) {
-    std::fprintf(F, ", ");
-    writeList(F, "gpu_before_us", GpuB);
-    std::fprintf(F, ", ");
-    writeList(F, "gpu_after_us", GpuA);
-  }
-  std::fprintf(F, "}\n");
+  writeTimes(F, R);
   std::fclose(F);
 }
 
@@ -442,6 +376,6 @@ inline int harnessMain(int Argc, char **Argv, const Entry *Entries, int Count) {
   }
 }
 
-} // namespace ltt
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_VERIFY_HARNESS_SUPPORT_H

@@ -23,7 +23,7 @@
 
 namespace fs = std::filesystem;
 
-namespace torchverify {
+namespace torchtidy {
 
 namespace {
 
@@ -144,15 +144,15 @@ struct TaskLimiter {
   std::string Describe;
 };
 
-/// The cgroup directories this process is in whose children get a pids
-/// controller: the v1 pids hierarchy, else v2 (its own cgroup, or the root
-/// when that is writable).
-std::vector<std::string> pidsCgroupCandidates() {
-  struct Mount {
-    std::string Root, Point;
-    bool V2;
-  };
-  std::vector<Mount> Mounts;
+/// A cgroup file system: v2, or a v1 hierarchy with the pids controller.
+struct CgroupMount {
+  std::string Root, Point;
+  bool V2;
+};
+
+/// The cgroup mounts in /proc/self/mountinfo that can limit processes.
+std::vector<CgroupMount> pidsCgroupMounts() {
+  std::vector<CgroupMount> Mounts;
   std::ifstream MountInfo("/proc/self/mountinfo");
   // ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - TYPE SOURCE SUPEROPTIONS
   for (std::string Line; std::getline(MountInfo, Line);) {
@@ -171,7 +171,16 @@ std::vector<std::string> pidsCgroupCandidates() {
              ("," + Super + ",").find(",pids,") != std::string::npos)
       Mounts.push_back({Root, Point, false});
   }
-  std::string V1Path, V2Path;
+  return Mounts;
+}
+
+/// This process's cgroup paths: in the v1 pids hierarchy and in v2.
+struct OwnCgroups {
+  std::string V1, V2;
+};
+
+OwnCgroups ownCgroups() {
+  OwnCgroups Own;
   std::ifstream Self("/proc/self/cgroup");
   // HIERARCHY:CONTROLLERS:PATH
   for (std::string Line; std::getline(Self, Line);) {
@@ -181,34 +190,47 @@ std::vector<std::string> pidsCgroupCandidates() {
     std::string Controllers = Line.substr(A + 1, B - A - 1);
     std::string Path = Line.substr(B + 1);
     if (Line.compare(0, A, "0") == 0 && Controllers.empty())
-      V2Path = Path;
+      Own.V2 = Path;
     else if (("," + Controllers + ",").find(",pids,") != std::string::npos)
-      V1Path = Path;
+      Own.V1 = Path;
   }
-  auto Join = [](const Mount &M, std::string Path) {
-    // A mount of a subtree (a container's): the path is below its root.
-    if (M.Root != "/" && Path.compare(0, M.Root.size(), M.Root) == 0)
-      Path = Path.substr(M.Root.size());
-    while (!Path.empty() && Path.back() == '/')
-      Path.pop_back();
-    return M.Point + Path;
-  };
-  auto HasPids = [](const std::string &Dir) {
-    std::string Control = readSmallFile(Dir + "/cgroup.subtree_control");
-    return (" " + Control).find(" pids") != std::string::npos;
-  };
+  return Own;
+}
+
+/// Where the cgroup \p Path is under the mount \p M.
+std::string underMount(const CgroupMount &M, std::string Path) {
+  // A mount of a subtree (a container's): the path is below its root.
+  if (M.Root != "/" && Path.compare(0, M.Root.size(), M.Root) == 0)
+    Path = Path.substr(M.Root.size());
+  while (!Path.empty() && Path.back() == '/')
+    Path.pop_back();
+  return M.Point + Path;
+}
+
+bool delegatesPids(const std::string &Dir) {
+  std::string Control = readSmallFile(Dir + "/cgroup.subtree_control");
+  return (" " + Control).find(" pids") != std::string::npos;
+}
+
+/// The cgroup directories this process is in whose children get a pids
+/// controller: the v1 pids hierarchy, else v2 (its own cgroup, or the root
+/// when that is writable).
+std::vector<std::string> pidsCgroupCandidates() {
+  std::vector<CgroupMount> Mounts = pidsCgroupMounts();
+  OwnCgroups Own = ownCgroups();
   std::vector<std::string> Out;
-  for (const Mount &M : Mounts)
-    if (!M.V2 && !V1Path.empty())
-      Out.push_back(Join(M, V1Path));
-  for (const Mount &M : Mounts)
-    if (M.V2 && !V2Path.empty()) {
-      std::string Own = Join(M, V2Path);
-      if (HasPids(Own))
-        Out.push_back(Own);
-      if (Own != M.Point && HasPids(M.Point))
-        Out.push_back(M.Point);
-    }
+  for (const CgroupMount &M : Mounts)
+    if (!M.V2 && !Own.V1.empty())
+      Out.push_back(underMount(M, Own.V1));
+  for (const CgroupMount &M : Mounts) {
+    if (!M.V2 || Own.V2.empty())
+      continue;
+    std::string Dir = underMount(M, Own.V2);
+    if (delegatesPids(Dir))
+      Out.push_back(Dir);
+    if (Dir != M.Point && delegatesPids(M.Point))
+      Out.push_back(M.Point);
+  }
   return Out;
 }
 
@@ -437,141 +459,174 @@ void killRunningChild() {
 
 std::string taskLimitMechanism() { return taskLimiter().Describe; }
 
-ProcessResult runProcess(const std::vector<std::string> &Argv,
-                         const std::string &Dir, const Limits &L) {
-  ProcessResult R;
-  int Pipe[2];
-  if (Argv.empty() || ::pipe(Pipe) != 0)
-    return R;
-  bool Confined = L.Confine && L.Confine->K != Sandbox::Kind::None;
-  std::vector<std::string> Full =
-      Confined ? confine(*L.Confine, Dir, Argv) : Argv;
+namespace {
+
+/// The child's output pipe; both ends closed when it goes.
+class OutputPipe {
+public:
+  OutputPipe() {
+    if (::pipe(Fds) != 0)
+      Fds[0] = Fds[1] = -1;
+  }
+  ~OutputPipe() {
+    closeRead();
+    closeWrite();
+  }
+  OutputPipe(const OutputPipe &) = delete;
+  OutputPipe &operator=(const OutputPipe &) = delete;
+  bool ok() const { return Fds[0] >= 0; }
+  int readEnd() const { return Fds[0]; }
+  int writeEnd() const { return Fds[1]; }
+  void closeRead() { closeEnd(0); }
+  void closeWrite() { closeEnd(1); }
+
+private:
+  void closeEnd(int End) {
+    if (Fds[End] >= 0)
+      ::close(Fds[End]);
+    Fds[End] = -1;
+  }
+  int Fds[2] = {-1, -1};
+};
+
+/// What the child does between fork and exec, prepared before the fork:
+/// only async-signal-safe calls may follow it (the parent has LibTorch's
+/// thread pools), so nothing here allocates.
+struct ChildPlan {
   std::vector<char *> Args;
-  for (const std::string &A : Full)
-    Args.push_back(const_cast<char *>(A.c_str()));
-  Args.push_back(nullptr);
-  TaskGroup Tasks(L.MaxTasks);
-  if (!Tasks.Failed.empty()) {
-    ::close(Pipe[0]);
-    ::close(Pipe[1]);
-    R.Output = Tasks.Failed;
-    return R;
+  const char *Dir = nullptr; ///< where to run; null for here
+  const OutputPipe *Out = nullptr;
+  long MemoryMiB = 0;
+  long Nproc = 0;              ///< RLIMIT_NPROC; 0 for none
+  const char *Procs = nullptr; ///< the cgroup.procs to join; null for none
+  pid_t Parent = 0;
+};
+
+void setLimit(int Resource, rlim_t Value) {
+  struct rlimit Limit = {Value, Value};
+  ::setrlimit(Resource, &Limit);
+}
+
+/// Stdin from /dev/null, stdout and stderr into the pipe.
+void redirectChildIo(const OutputPipe &Out) {
+  int Null = ::open("/dev/null", O_RDONLY);
+  if (Null >= 0) {
+    ::dup2(Null, 0);
+    ::close(Null);
   }
-  double Start = now();
-  pid_t Parent = ::getpid();
-  pid_t Pid = ::fork();
-  if (Pid < 0) {
-    ::close(Pipe[0]);
-    ::close(Pipe[1]);
-    return R;
+  ::dup2(Out.writeEnd(), 1);
+  ::dup2(Out.writeEnd(), 2);
+  ::close(Out.readEnd());
+  ::close(Out.writeEnd());
+}
+
+void limitChild(const ChildPlan &P) {
+  setLimit(RLIMIT_CORE, 0);
+  if (P.MemoryMiB > 0)
+    setLimit(RLIMIT_AS, static_cast<rlim_t>(P.MemoryMiB) << 20);
+  if (P.Nproc > 0)
+    setLimit(RLIMIT_NPROC, static_cast<rlim_t>(P.Nproc));
+  if (!P.Procs)
+    return;
+  // Joined before exec, so that nothing it starts escapes the limit.
+  int Fd = ::open(P.Procs, O_WRONLY | O_CLOEXEC);
+  if (Fd < 0 || ::write(Fd, "0", 1) != 1) {
+    const char Msg[] = "cannot join the process-limit cgroup\n";
+    ::write(1, Msg, sizeof(Msg) - 1);
+    ::_exit(126);
   }
-  if (Pid == 0) {
-    // Only async-signal-safe calls between fork and exec: the parent has
-    // LibTorch's thread pools.
-    ::setsid();
-    // Dies with the verifier, even by SIGKILL (the harness's own children
-    // do not inherit this: a sandbox's PID namespace takes those).
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != Parent)
-      ::_exit(127);
-    int Null = ::open("/dev/null", O_RDONLY);
-    if (Null >= 0) {
-      ::dup2(Null, 0);
-      ::close(Null);
-    }
-    ::dup2(Pipe[1], 1);
-    ::dup2(Pipe[1], 2);
-    ::close(Pipe[0]);
-    ::close(Pipe[1]);
-    struct rlimit NoCore = {0, 0};
-    ::setrlimit(RLIMIT_CORE, &NoCore);
-    if (L.MemoryMiB > 0) {
-      rlim_t Bytes = static_cast<rlim_t>(L.MemoryMiB) << 20;
-      struct rlimit Mem = {Bytes, Bytes};
-      ::setrlimit(RLIMIT_AS, &Mem);
-    }
-    if (Tasks.Rlimit > 0) {
-      struct rlimit Nproc = {static_cast<rlim_t>(Tasks.Rlimit),
-                             static_cast<rlim_t>(Tasks.Rlimit)};
-      ::setrlimit(RLIMIT_NPROC, &Nproc);
-    }
-    if (!Tasks.Procs.empty()) {
-      // Joined before exec, so that nothing it starts escapes the limit.
-      int Fd = ::open(Tasks.Procs.c_str(), O_WRONLY | O_CLOEXEC);
-      if (Fd < 0 || ::write(Fd, "0", 1) != 1) {
-        const char Msg[] = "cannot join the process-limit cgroup\n";
-        ::write(1, Msg, sizeof(Msg) - 1);
-        ::_exit(126);
-      }
-      ::close(Fd);
-    }
-    if (!Dir.empty() && ::chdir(Dir.c_str()) != 0)
-      ::_exit(127);
-    ::execvp(Args[0], Args.data());
+  ::close(Fd);
+}
+
+[[noreturn]] void execChild(const ChildPlan &P) {
+  ::setsid();
+  // Dies with the verifier, even by SIGKILL (the harness's own children
+  // do not inherit this: a sandbox's PID namespace takes those).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != P.Parent)
     ::_exit(127);
+  redirectChildIo(*P.Out);
+  limitChild(P);
+  if (P.Dir && ::chdir(P.Dir) != 0)
+    ::_exit(127);
+  ::execvp(P.Args[0], P.Args.data());
+  ::_exit(127);
+}
+
+/// The parent's watch over a started child: its time and task limits.
+class ChildWatch {
+public:
+  ChildWatch(pid_t Pid, TaskGroup &Tasks, double Start, double Seconds)
+      : Pid(Pid), Tasks(Tasks), Start(Start), Seconds(Seconds) {}
+
+  double secondsLeft() const { return Seconds - (now() - Start); }
+  /// Kills the child at its time or task limit.
+  void enforceLimits() {
+    if (!TimedOut && secondsLeft() <= 0) {
+      TimedOut = true;
+      killAll();
+      return;
+    }
+    if (!TaskLimit && Tasks.reached()) {
+      TaskLimit = true;
+      killAll();
+    }
   }
-  RunningChild = Pid;
-  R.Started = true;
-  ::close(Pipe[1]);
-  auto KillAll = [&] {
+  bool stopped() const { return TimedOut || TaskLimit; }
+  void killAll() {
     ::kill(-Pid, SIGKILL);
     ::kill(Pid, SIGKILL);
     Tasks.killAll();
-  };
+  }
+
+  const pid_t Pid;
+  bool TimedOut = false, TaskLimit = false;
+
+private:
+  TaskGroup &Tasks;
+  double Start, Seconds;
+};
+
+/// Reads the child's output until it closes or a limit stops the child;
+/// keeps at most 128 KiB of the end.
+std::string readOutput(int Fd, ChildWatch &Watch) {
   std::string Out;
-  bool Open = true;
-  while (Open) {
-    double Left = L.Seconds - (now() - Start);
-    if (Left <= 0) {
-      R.TimedOut = true;
-      KillAll();
+  for (;;) {
+    Watch.enforceLimits();
+    if (Watch.stopped())
       break;
-    }
-    if (Tasks.reached()) {
-      R.TaskLimit = true;
-      KillAll();
-      break;
-    }
-    struct pollfd P = {Pipe[0], POLLIN, 0};
-    int Ready =
-        ::poll(&P, 1, static_cast<int>(std::min(Left, 0.25) * 1000) + 1);
+    struct pollfd P = {Fd, POLLIN, 0};
+    double Wait = std::min(Watch.secondsLeft(), 0.25);
+    int Ready = ::poll(&P, 1, static_cast<int>(Wait * 1000) + 1);
     if (Ready < 0 && errno != EINTR)
       break;
     if (Ready <= 0)
       continue;
     char Buf[4096];
-    ssize_t N = ::read(Pipe[0], Buf, sizeof(Buf));
-    if (N <= 0) {
-      Open = false;
+    ssize_t N = ::read(Fd, Buf, sizeof(Buf));
+    if (N <= 0)
       break;
-    }
     Out.append(Buf, static_cast<size_t>(N));
     if (Out.size() > (128u << 10))
       Out.erase(0, Out.size() - (64u << 10));
   }
-  ::close(Pipe[0]);
+  return Out;
+}
+
+/// Waits for the child's exit status. The output closes before the exit
+/// when the child hands the pipe to a grandchild; the limits still hold.
+int reapChild(ChildWatch &Watch) {
   int Status = 0;
-  // The output closes before the exit when the child hands the pipe to a
-  // grandchild; the limits still hold.
-  while (true) {
-    pid_t W = ::waitpid(Pid, &Status, WNOHANG);
-    if (W == Pid)
-      break;
-    if (W < 0 && errno != EINTR)
-      break;
-    if (now() - Start > L.Seconds && !R.TimedOut) {
-      R.TimedOut = true;
-      KillAll();
-    }
-    if (!R.TaskLimit && Tasks.reached()) {
-      R.TaskLimit = true;
-      KillAll();
-    }
+  for (;;) {
+    pid_t W = ::waitpid(Watch.Pid, &Status, WNOHANG);
+    if (W == Watch.Pid || (W < 0 && errno != EINTR))
+      return Status;
+    Watch.enforceLimits();
     ::usleep(2000);
   }
-  // Whatever the snippet started in its group or cgroup goes with it.
-  KillAll();
-  RunningChild = 0;
+}
+
+void setExitStatus(ProcessResult &R, int Status, bool Confined) {
   if (WIFEXITED(Status))
     R.ExitCode = WEXITSTATUS(Status);
   else if (WIFSIGNALED(Status))
@@ -582,9 +637,65 @@ ProcessResult runProcess(const std::vector<std::string> &Argv,
     R.Signal = R.ExitCode - 128;
     R.ExitCode = -1;
   }
-  if (Out.size() > (64u << 10))
-    Out.erase(0, Out.size() - (64u << 10));
-  R.Output = std::move(Out);
+}
+
+ChildPlan planChild(const std::vector<std::string> &Argv,
+                    const std::string &Dir, const Limits &L,
+                    const TaskGroup &Tasks, const OutputPipe &Out) {
+  ChildPlan P;
+  for (const std::string &A : Argv)
+    P.Args.push_back(const_cast<char *>(A.c_str()));
+  P.Args.push_back(nullptr);
+  P.Dir = Dir.empty() ? nullptr : Dir.c_str();
+  P.Out = &Out;
+  P.MemoryMiB = L.MemoryMiB;
+  P.Nproc = Tasks.Rlimit;
+  P.Procs = Tasks.Procs.empty() ? nullptr : Tasks.Procs.c_str();
+  P.Parent = ::getpid();
+  return P;
+}
+
+} // namespace
+
+ProcessResult runProcess(const std::vector<std::string> &Argv,
+                         const std::string &Dir, const Limits &L) {
+  ProcessResult R;
+  if (Argv.empty())
+    return R;
+  bool Confined = L.Confine && L.Confine->K != Sandbox::Kind::None;
+  std::vector<std::string> Full =
+      Confined ? confine(*L.Confine, Dir, Argv) : Argv;
+  OutputPipe Out;
+  if (!Out.ok())
+    return R;
+  TaskGroup Tasks(L.MaxTasks);
+  if (!Tasks.Failed.empty()) {
+    R.Output = Tasks.Failed;
+    return R;
+  }
+  ChildPlan Plan = planChild(Full, Dir, L, Tasks, Out);
+  double Start = now();
+  pid_t Pid = ::fork();
+  if (Pid < 0)
+    return R;
+  if (Pid == 0)
+    execChild(Plan);
+  RunningChild = Pid;
+  R.Started = true;
+  Out.closeWrite();
+  ChildWatch Watch(Pid, Tasks, Start, L.Seconds);
+  std::string Output = readOutput(Out.readEnd(), Watch);
+  Out.closeRead();
+  int Status = reapChild(Watch);
+  // Whatever the snippet started in its group or cgroup goes with it.
+  Watch.killAll();
+  RunningChild = 0;
+  R.TimedOut = Watch.TimedOut;
+  R.TaskLimit = Watch.TaskLimit;
+  setExitStatus(R, Status, Confined);
+  if (Output.size() > (64u << 10))
+    Output.erase(0, Output.size() - (64u << 10));
+  R.Output = std::move(Output);
   R.Seconds = now() - Start;
   return R;
 }
@@ -695,4 +806,4 @@ int removeStaleTempDirs() {
   return Removed;
 }
 
-} // namespace torchverify
+} // namespace torchtidy

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace torchverify {
+namespace torchtidy {
 
 /// Where harnesses run: probed once per run.
 struct Sandbox {
@@ -108,6 +108,6 @@ const char *liveTempDir();
 /// no longer running (it was killed with SIGKILL); returns how many.
 int removeStaleTempDirs();
 
-} // namespace torchverify
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_VERIFY_PROCESS_H

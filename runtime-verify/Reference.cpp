@@ -1,74 +1,39 @@
 //===--- Reference.cpp - libtorch-tidy-verify -----------------------------===//
 
 #include "Reference.h"
+#include "MeasureLoop.h"
 
 #include <torch/torch.h>
 #include <torch/version.h>
 
 #include <algorithm>
-#include <chrono>
-#include <functional>
 
-namespace torchverify {
+namespace torchtidy {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 torch::Device defaultDevice() {
   return torch::Device(torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
 }
 
-/// Fills S.Before, S.After, S.Seconds and S.StopReason. A sample times
-/// \p Calls calls of one variant and is recorded per step, a call running
-/// \p StepsPerCall steps. On CUDA the device is synchronized right before
-/// each clock read, so a sample holds all the work it queued.
-void interleave(Samples &S, bool Cuda, int Calls, int StepsPerCall,
-                int FixedRounds, const StopRule &Rule,
-                const std::function<void()> &Before,
-                const std::function<void()> &After) {
-  auto Sync = [&] {
-    if (Cuda)
-      torch::cuda::synchronize();
-  };
-  auto TimeSample = [&](const std::function<void()> &Step) {
-    Sync();
-    auto Start = Clock::now();
-    for (int I = 0; I < Calls; ++I)
-      Step();
-    Sync();
-    std::chrono::duration<double, std::micro> D = Clock::now() - Start;
-    S.Seconds += D.count() * 1e-6;
-    return D.count() / (double(Calls) * StepsPerCall);
-  };
-
-  // Warm-up, untimed: first calls, allocator growth and library autotuning
-  // are one-time costs, not the steady state being compared. Two rounds at
-  // least, then until 50 ms have gone by.
-  auto WarmEnd = Clock::now() + std::chrono::milliseconds(50);
-  for (int R = 0; R < 2 || Clock::now() < WarmEnd; ++R) {
-    TimeSample(Before);
-    TimeSample(After);
-  }
-  S.Seconds = 0;
-
-  for (int R = 0;; ++R) {
-    if (FixedRounds > 0
-            ? R >= FixedRounds
-            : shouldStop(S.Before, S.After, S.Seconds, Rule, &S.StopReason))
-      break;
-    // Alternate which variant goes first to cancel drift.
-    if (R % 2) {
-      S.Before.push_back(TimeSample(Before));
-      S.After.push_back(TimeSample(After));
-    } else {
-      S.After.push_back(TimeSample(After));
-      S.Before.push_back(TimeSample(Before));
-    }
-  }
-  if (FixedRounds > 0)
-    S.StopReason = "rounds";
+/// Fills S's samples, S.Seconds and S.StopReason from the verifier's one
+/// measurement loop (MeasureLoop.h). A sample times \p Calls calls of one
+/// variant and is recorded per step, a call running \p StepsPerCall steps.
+void interleave(Samples &S, int Calls, int StepsPerCall, int FixedRounds,
+                const StopRule &Rule, const Step &Before, const Step &After) {
+  LoopOptions Options;
+  Options.Rule = Rule;
+  Options.FixedRounds = FixedRounds;
+  Options.RunsPerSample = Calls;
+  Options.StepsPerRun = StepsPerCall;
+  LoopResult R = measureInterleaved(Before, After, Options);
+  S.Before = std::move(R.Before);
+  S.After = std::move(R.After);
+  S.GpuBefore = std::move(R.GpuBefore);
+  S.GpuAfter = std::move(R.GpuAfter);
+  S.Seconds = R.Seconds;
+  S.StopReason = std::move(R.StopReason);
 }
 
 Samples startSamples(const torch::Device &Device, std::string Workload) {
@@ -193,8 +158,8 @@ Samples measureAnomalyMode(int Batch, int StepsPerSample, int FixedRounds,
 
   bool Was = torch::autograd::AnomalyMode::is_enabled();
   interleave(
-      S, Device.is_cuda(), StepsPerSample, 1, FixedRounds, Rule,
-      [&] { Step(true); }, [&] { Step(false); });
+      S, StepsPerSample, 1, FixedRounds, Rule, [&] { Step(true); },
+      [&] { Step(false); });
   torch::autograd::AnomalyMode::set_enabled(Was);
   return S;
 }
@@ -239,7 +204,7 @@ Samples measureZeroGrad(const ZeroGradParams &P, int FixedRounds,
   };
 
   interleave(
-      S, Device.is_cuda(), P.StepsPerSample, 1, FixedRounds, Rule,
+      S, P.StepsPerSample, 1, FixedRounds, Rule,
       [&] {
         zeroFillGrads(OptA);
         Step(ModelA, OptA);
@@ -303,7 +268,7 @@ Samples measureConvBias(const ConvBiasParams &P, int FixedRounds,
     Opt.step();
   };
   interleave(
-      S, Device.is_cuda(), P.StepsPerSample, 1, FixedRounds, Rule,
+      S, P.StepsPerSample, 1, FixedRounds, Rule,
       [&] { Step(Biased, OptBiased); }, [&] { Step(Unbiased, OptUnbiased); });
   return S;
 }
@@ -349,7 +314,7 @@ Samples measureHostSyncInLoop(const HostSyncParams &P, int FixedRounds,
       Read = Read + Sum.item<float>();
   };
   interleave(
-      S, /*Cuda=*/true, 1, P.Steps, FixedRounds, Rule, [&] { Train(true); },
+      S, 1, P.Steps, FixedRounds, Rule, [&] { Train(true); },
       [&] { Train(false); });
   return S;
 }
@@ -384,8 +349,7 @@ Samples measureBlockingCopy(const BlockingCopyParams &P, int FixedRounds,
     Out = torch::relu(torch::matmul(X.reshape({X.size(0), -1}), Weight));
   };
   interleave(
-      S, /*Cuda=*/true, P.Steps, 1, FixedRounds, Rule,
-      [&] { Compute(Pageable.to(Device)); },
+      S, P.Steps, 1, FixedRounds, Rule, [&] { Compute(Pageable.to(Device)); },
       [&] { Compute(Pinned.to(Device, /*non_blocking=*/true)); });
   return S;
 }
@@ -405,10 +369,10 @@ Samples measureHostTensorToDevice(const HostTensorParams &P, int FixedRounds,
 
   torch::Tensor Made;
   interleave(
-      S, /*Cuda=*/true, P.Steps, 1, FixedRounds, Rule,
+      S, P.Steps, 1, FixedRounds, Rule,
       [&] { Made = torch::randn(P.Shape).to(Device); },
       [&] { Made = torch::randn(P.Shape, torch::device(Device)); });
   return S;
 }
 
-} // namespace torchverify
+} // namespace torchtidy

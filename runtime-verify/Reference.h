@@ -4,9 +4,11 @@
 // pattern and with its fix, interleaved, for findings whose own code cannot
 // be rebuilt. Results from here are labeled `reference`, not `snippet`.
 //
-// Every benchmark warms up untimed, then alternates the two variants (which
-// goes first alternates too). With FixedRounds > 0 it takes exactly that many
-// samples of each; otherwise it samples until the StopRule says stop.
+// Every benchmark is timed by the verifier's one measurement loop
+// (MeasureLoop.h, which the snippet harnesses use too): an untimed warm-up,
+// then the two variants alternated (which goes first alternates too). With
+// FixedRounds > 0 it takes exactly that many samples of each; otherwise it
+// samples until the StopRule says stop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,12 +21,15 @@
 #include <string>
 #include <vector>
 
-namespace torchverify {
+namespace torchtidy {
 
 struct Samples {
   std::vector<double> Before, After; ///< microseconds per step
-  std::string Device;                ///< "cpu" or "cuda"
-  double Seconds = 0;                ///< timed work
+  /// CUDA event microseconds per step of the same samples; empty without
+  /// CUDA events (MeasureLoop.h).
+  std::vector<double> GpuBefore, GpuAfter;
+  std::string Device;     ///< "cpu" or "cuda"
+  double Seconds = 0;     ///< timed work
   std::string StopReason; ///< "rounds", a StopRule reason, or why none ran
   std::string Workload;   ///< one line: what one step does, and its sizes
   /// Largest absolute difference between what the two variants computed
@@ -104,6 +109,10 @@ struct HostTensorParams {
 Samples measureHostTensorToDevice(const HostTensorParams &P, int FixedRounds,
                                   const StopRule &Rule);
 
-} // namespace torchverify
+} // namespace torchtidy
+
+// bench/ still spells the verifier's former namespace; goes once it is
+// renamed there too.
+namespace torchverify = torchtidy;
 
 #endif // LIBTORCH_TIDY_VERIFY_REFERENCE_H

@@ -20,7 +20,7 @@
 
 using nlohmann::json;
 
-namespace torchverify {
+namespace torchtidy {
 namespace {
 
 // The "same" zone of the verdict rule (DecisionRule::Delta in Stats.h).
@@ -950,4 +950,4 @@ bool mergeVerdicts(const json &Report, json &Target, std::string &Error) {
   return true;
 }
 
-} // namespace torchverify
+} // namespace torchtidy

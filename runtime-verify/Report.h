@@ -19,7 +19,7 @@
 
 #include <string>
 
-namespace torchverify {
+namespace torchtidy {
 
 /// The console table: a header, then one row per result with the check, the
 /// file's basename and line, the verdict and either
@@ -53,6 +53,6 @@ bool writeFileAtomically(const std::string &Path, const std::string &Text,
 bool mergeVerdicts(const nlohmann::json &Report, nlohmann::json &Target,
                    std::string &Error);
 
-} // namespace torchverify
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_VERIFY_REPORT_H

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-namespace torchverify {
+namespace torchtidy {
 
 double median(std::vector<double> V) {
   if (V.empty())
@@ -240,23 +240,18 @@ RankTest mannWhitneyU(const std::vector<double> &A,
   return Result;
 }
 
-bool shouldStop(const std::vector<double> &Before,
-                const std::vector<double> &After, double Seconds,
-                const StopRule &Rule, std::string *Why) {
-  auto Say = [&](const char *Reason) {
-    if (Why)
-      *Why = Reason;
-    return true;
-  };
+std::optional<std::string> stopReason(const std::vector<double> &Before,
+                                      const std::vector<double> &After,
+                                      double Seconds, const StopRule &Rule) {
   size_t N = std::min(Before.size(), After.size());
   if (Seconds >= Rule.TimeCapSeconds && N >= 2)
-    return Say("time");
+    return "time";
   if (N >= Rule.MaxSamples)
-    return Say("samples");
+    return "samples";
   if (N >= Rule.MinSamples && relativeSpread(Before) < Rule.NoiseTarget &&
       relativeSpread(After) < Rule.NoiseTarget)
-    return Say("noise");
-  return false;
+    return "noise";
+  return std::nullopt;
 }
 
 const char *verdictName(Verdict V) {
@@ -289,4 +284,4 @@ Verdict decide(const Interval &Speedup, const RankTest &Test,
   return Verdict::Ambiguous;
 }
 
-} // namespace torchverify
+} // namespace torchtidy

@@ -12,10 +12,11 @@
 #define LIBTORCH_TIDY_VERIFY_STATS_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
-namespace torchverify {
+namespace torchtidy {
 
 double median(std::vector<double> V);
 /// Linear interpolation between order statistics (numpy's default).
@@ -76,11 +77,11 @@ struct StopRule {
   double TimeCapSeconds = 10; ///< stop at this much timed work
 };
 
-/// Whether to stop sampling, and why ("noise", "samples", "time"), given the
-/// samples so far and the seconds spent timing them.
-bool shouldStop(const std::vector<double> &Before,
-                const std::vector<double> &After, double Seconds,
-                const StopRule &Rule, std::string *Why = nullptr);
+/// Why to stop sampling ("noise", "samples", "time"), given the samples so
+/// far and the seconds spent timing them; nothing while sampling goes on.
+std::optional<std::string> stopReason(const std::vector<double> &Before,
+                                      const std::vector<double> &After,
+                                      double Seconds, const StopRule &Rule);
 
 enum class Verdict { Faster, Same, Slower, Ambiguous };
 const char *verdictName(Verdict V);
@@ -100,6 +101,6 @@ Verdict decide(const Interval &Speedup, const RankTest &Test,
                double SpreadBefore, double SpreadAfter,
                const DecisionRule &Rule = {});
 
-} // namespace torchverify
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_VERIFY_STATS_H

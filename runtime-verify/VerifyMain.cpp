@@ -51,7 +51,7 @@
 #endif
 
 using nlohmann::json;
-using namespace torchverify;
+using namespace torchtidy;
 namespace fs = std::filesystem;
 
 namespace {

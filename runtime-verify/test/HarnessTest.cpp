@@ -9,6 +9,8 @@
 #include "Harness.h"
 #include "Process.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -18,31 +20,23 @@
 #include <unistd.h>
 #include <vector>
 
+namespace torchtidy {
+namespace {
+
 using nlohmann::json;
-using namespace torchverify;
 namespace fs = std::filesystem;
 
-static int Failures = 0;
-#define CHECK(Cond)                                                            \
-  do {                                                                         \
-    if (!(Cond)) {                                                             \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__,    \
-                   #Cond);                                                     \
-      ++Failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-static bool has(const std::string &Text, const std::string &Part) {
+bool has(const std::string &Text, const std::string &Part) {
   return Text.find(Part) != std::string::npos;
 }
 
-static void touch(const fs::path &P, const std::string &Text = "") {
+void touch(const fs::path &P, const std::string &Text = "") {
   fs::create_directories(P.parent_path());
   std::ofstream(P) << Text;
 }
 
 /// A fake LibTorch install: enough files for discovery.
-static fs::path fakeTorch(const fs::path &Prefix, bool Cuda) {
+fs::path fakeTorch(const fs::path &Prefix, bool Cuda) {
   touch(Prefix / "share/cmake/Torch/TorchConfig.cmake",
         "set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=0\")\n");
   touch(Prefix / "include/torch/csrc/api/include/torch/torch.h");
@@ -52,25 +46,26 @@ static fs::path fakeTorch(const fs::path &Prefix, bool Cuda) {
   return Prefix / "share/cmake/Torch";
 }
 
-static void testOptions() {
+TEST(HarnessTest, Options) {
   BindingConfig C;
   std::string E;
-  CHECK(parseShapeOption("x=16x3x32x32", C, E));
-  CHECK(C.Tensors["x"].Sizes == std::vector<int64_t>({16, 3, 32, 32}));
-  CHECK(C.Tensors["x"].Dtype == "kFloat");
-  CHECK(parseShapeOption("labels=16:kLong", C, E));
-  CHECK(C.Tensors["labels"].Dtype == "kLong");
-  CHECK(!parseShapeOption("x=4,8", C, E));
-  CHECK(has(E, "expected NAME=DIMS"));
-  CHECK(!parseShapeOption("x=4:kQuux", C, E));
-  CHECK(has(E, "unknown dtype kQuux"));
-  CHECK(parseValueOption("n=3", C, E) && C.Values["n"] == "3");
-  CHECK(parseValueOption("flag=true", C, E) && C.Values["flag"] == "true");
-  CHECK(!parseValueOption("n=three", C, E));
+  EXPECT_TRUE(parseShapeOption("x=16x3x32x32", C, E));
+  EXPECT_TRUE(C.Tensors["x"].Sizes == std::vector<int64_t>({16, 3, 32, 32}));
+  EXPECT_TRUE(C.Tensors["x"].Dtype == "kFloat");
+  EXPECT_TRUE(parseShapeOption("labels=16:kLong", C, E));
+  EXPECT_TRUE(C.Tensors["labels"].Dtype == "kLong");
+  EXPECT_TRUE(!parseShapeOption("x=4,8", C, E));
+  EXPECT_TRUE(has(E, "expected NAME=DIMS"));
+  EXPECT_TRUE(!parseShapeOption("x=4:kQuux", C, E));
+  EXPECT_TRUE(has(E, "unknown dtype kQuux"));
+  EXPECT_TRUE(parseValueOption("n=3", C, E) && C.Values["n"] == "3");
+  EXPECT_TRUE(parseValueOption("flag=true", C, E) &&
+              C.Values["flag"] == "true");
+  EXPECT_TRUE(!parseValueOption("n=three", C, E));
 }
 
-static json code(json Free, json Constructions = json::array(),
-                 json Declarations = json::array()) {
+json code(json Free, json Constructions = json::array(),
+          json Declarations = json::array()) {
   return {{"unit", "statement"},
           {"first_line", 7},
           {"before", "  auto y = x.to(device);\n"},
@@ -80,7 +75,7 @@ static json code(json Free, json Constructions = json::array(),
           {"declarations", Declarations}};
 }
 
-static void testBinding() {
+TEST(HarnessTest, Binding) {
   BindingConfig C;
   std::string E;
   parseShapeOption("x=4x8", C, E);
@@ -92,26 +87,28 @@ static void testBinding() {
                                json::array(),
                                {{{"name", "y"}, {"type", "at::Tensor"}}}),
                           C);
-  CHECK(B.Bound);
-  CHECK(
-      has(B.Fixtures, "torch::Tensor x = ltt::tensor({4, 8}, torch::kFloat);"));
-  CHECK(has(B.Fixtures, "torch::Device device = ltt::device();"));
-  CHECK(has(B.Fixtures, "int64_t steps = 5;"));
-  CHECK(has(B.Fixtures, "double total = 0;"));
-  CHECK((B.Compared == std::vector<std::string>{"x", "steps", "total", "y"}));
+  EXPECT_TRUE(B.Bound);
+  EXPECT_TRUE(
+      has(B.Fixtures,
+          "torch::Tensor x = torchtidy::tensor({4, 8}, torch::kFloat);"));
+  EXPECT_TRUE(has(B.Fixtures, "torch::Device device = torchtidy::device();"));
+  EXPECT_TRUE(has(B.Fixtures, "int64_t steps = 5;"));
+  EXPECT_TRUE(has(B.Fixtures, "double total = 0;"));
+  EXPECT_TRUE(
+      (B.Compared == std::vector<std::string>{"x", "steps", "total", "y"}));
 
   // No shape for a tensor: not bound, and the reason says how to give one.
   B = bindSnippet(code({{{"name", "data"}, {"type", "at::Tensor"}}}), C);
-  CHECK(!B.Bound);
-  CHECK(has(B.Reason, "--shape data=DIMS"));
+  EXPECT_TRUE(!B.Bound);
+  EXPECT_TRUE(has(B.Reason, "--shape data=DIMS"));
   // A user type has no fixture.
   B = bindSnippet(code({{{"name", "loader"}, {"type", "MyLoader &"}}}), C);
-  CHECK(!B.Bound &&
-        has(B.Reason, "no fixture for 'loader' of type 'MyLoader &'"));
+  EXPECT_TRUE(!B.Bound &&
+              has(B.Reason, "no fixture for 'loader' of type 'MyLoader &'"));
   // Members of the enclosing class are not rebuilt.
   B = bindSnippet(
       code({{{"name", "this->conv1"}, {"type", "torch::nn::Conv2d"}}}), C);
-  CHECK(!B.Bound && has(B.Reason, "member of the enclosing class"));
+  EXPECT_TRUE(!B.Bound && has(B.Reason, "member of the enclosing class"));
   // Modules and optimizers replay their construction, dependencies first.
   B = bindSnippet(
       code({{{"name", "optimizer"}, {"type", "torch::optim::SGD"}}},
@@ -120,12 +117,12 @@ static void testBinding() {
              {"code",
               "torch::optim::SGD optimizer(model->parameters(), 0.1)"}}}),
       C);
-  CHECK(B.Bound);
-  CHECK(B.Fixtures.find("torch::nn::Linear model(8, 2);") <
-        B.Fixtures.find("torch::optim::SGD optimizer("));
+  EXPECT_TRUE(B.Bound);
+  EXPECT_TRUE(B.Fixtures.find("torch::nn::Linear model(8, 2);") <
+              B.Fixtures.find("torch::optim::SGD optimizer("));
 }
 
-static void testGenerate() {
+TEST(HarnessTest, Generate) {
   BindingConfig C;
   std::string E;
   parseShapeOption("x=4x8", C, E);
@@ -134,26 +131,29 @@ static void testGenerate() {
                    json::array(), {{{"name", "y"}, {"type", "at::Tensor"}}});
   HarnessEntry Entry{3, bindSnippet(Code, C), Code, "/src/my \"train\".cpp"};
   std::string TU = generateHarness({Entry, Entry});
-  CHECK(has(TU, "// finding 3"));
-  CHECK(has(TU, "namespace ltt_entry_1 {"));
+  EXPECT_TRUE(has(TU, "// finding 3"));
+  EXPECT_TRUE(has(TU, "namespace ltt_entry_1 {"));
   // Errors in the snippet point at the user's file and line.
-  CHECK(has(
+  EXPECT_TRUE(has(
       TU, "#line 7 \"/src/my \\\"train\\\".cpp\"\n  auto y = x.to(device);\n"));
-  CHECK(has(TU, "  auto y = x;\n"));
-  CHECK(has(TU, "ltt_run.capture(\"y\", y);"));
-  CHECK(has(TU, "ltt_state.add(\"x\", x);"));
-  CHECK(!has(TU, "ltt_state.add(\"y\", y);"));
-  CHECK(has(TU, "ltt::harnessMain(argc, argv, LttEntries, 2)"));
+  EXPECT_TRUE(has(TU, "  auto y = x;\n"));
+  EXPECT_TRUE(has(TU, "ltt_run.capture(\"y\", y);"));
+  EXPECT_TRUE(has(TU, "ltt_state.add(\"x\", x);"));
+  EXPECT_TRUE(!has(TU, "ltt_state.add(\"y\", y);"));
+  EXPECT_TRUE(has(TU, "torchtidy::harnessMain(argc, argv, LttEntries, 2)"));
   // The #line back to the harness names the harness's own next line.
   size_t At = TU.find("#line ", TU.find("auto y = x.to(device);"));
   int Line = std::atoi(TU.c_str() + At + 6);
   int Actual = 1;
   for (size_t I = 0; I < At; ++I)
     Actual += TU[I] == '\n';
-  CHECK(Line == Actual + 1);
+  EXPECT_TRUE(Line == Actual + 1);
 }
 
-static void testLocate(const fs::path &Tmp) {
+TEST(HarnessTest, Locate) {
+  TempDir Dir;
+  ASSERT_TRUE(Dir.ok());
+  const fs::path Tmp = Dir.path();
   fs::path A = fakeTorch(Tmp / "a", /*Cuda=*/false);
   fs::path B = fakeTorch(Tmp / "b", /*Cuda=*/true);
   fs::create_directories(Tmp / "emptyusr");
@@ -165,23 +165,23 @@ static void testLocate(const fs::path &Tmp) {
   // --torch-dir comes first, as a prefix or a CMake directory.
   ::setenv("Torch_DIR", B.c_str(), 1);
   auto T = locateTorch((Tmp / "a").string(), Tried);
-  CHECK(T && T->From == "--torch-dir" && !T->Cuda);
-  CHECK(T && T->CxxAbi == "0");
-  CHECK(T && T->LibDir == fs::canonical(Tmp / "a/lib").string());
-  CHECK(T && T->IncludeDirs.size() == 2 &&
-        has(T->IncludeDirs[1], "include/torch/csrc/api/include"));
+  EXPECT_TRUE(T && T->From == "--torch-dir" && !T->Cuda);
+  EXPECT_TRUE(T && T->CxxAbi == "0");
+  EXPECT_TRUE(T && T->LibDir == fs::canonical(Tmp / "a/lib").string());
+  EXPECT_TRUE(T && T->IncludeDirs.size() == 2 &&
+              has(T->IncludeDirs[1], "include/torch/csrc/api/include"));
   // A --torch-dir without LibTorch is not silently replaced by another.
   Tried.clear();
-  CHECK(!locateTorch((Tmp / "emptyusr").string(), Tried));
-  CHECK(Tried.size() == 1 && has(Tried[0], "--torch-dir"));
+  EXPECT_TRUE(!locateTorch((Tmp / "emptyusr").string(), Tried));
+  EXPECT_TRUE(Tried.size() == 1 && has(Tried[0], "--torch-dir"));
   // Then Torch_DIR, then CMAKE_PREFIX_PATH.
   T = locateTorch("", Tried);
-  CHECK(T && T->From == "Torch_DIR" && T->Cuda);
+  EXPECT_TRUE(T && T->From == "Torch_DIR" && T->Cuda);
   ::unsetenv("Torch_DIR");
   ::setenv("CMAKE_PREFIX_PATH", ("/nowhere:" + (Tmp / "a").string()).c_str(),
            1);
   T = locateTorch("", Tried);
-  CHECK(T && T->From == "CMAKE_PREFIX_PATH");
+  EXPECT_TRUE(T && T->From == "CMAKE_PREFIX_PATH");
   ::unsetenv("CMAKE_PREFIX_PATH");
   // Then Python's torch package: a fake python that prints the prefix.
   touch(Tmp / "python",
@@ -189,7 +189,7 @@ static void testLocate(const fs::path &Tmp) {
   fs::permissions(Tmp / "python", fs::perms::owner_all);
   ::setenv("LIBTORCH_TIDY_PYTHON", (Tmp / "python").c_str(), 1);
   T = locateTorch("", Tried);
-  CHECK(T && T->From == "Python torch package" && T->Cuda);
+  EXPECT_TRUE(T && T->From == "Python torch package" && T->Cuda);
   // Then Debian's; nothing anywhere: the list of what was tried.
   ::setenv("LIBTORCH_TIDY_PYTHON", "/nonexistent-python", 1);
   fakeTorch(Tmp / "usr", false);
@@ -198,29 +198,29 @@ static void testLocate(const fs::path &Tmp) {
              Tmp / "usr/lib/x86_64-linux-gnu/cmake/Torch");
   ::setenv("LIBTORCH_TIDY_SYSTEM_PREFIX", (Tmp / "usr").c_str(), 1);
   T = locateTorch("", Tried);
-  CHECK(T && T->From == "Debian libtorch-dev");
+  EXPECT_TRUE(T && T->From == "Debian libtorch-dev");
   ::setenv("LIBTORCH_TIDY_SYSTEM_PREFIX", (Tmp / "emptyusr").c_str(), 1);
   Tried.clear();
-  CHECK(!locateTorch("", Tried));
-  CHECK(Tried.size() == 2 && has(Tried[0], "no torch package") &&
-        has(Tried[1], "Debian libtorch-dev"));
+  EXPECT_TRUE(!locateTorch("", Tried));
+  EXPECT_TRUE(Tried.size() == 2 && has(Tried[0], "no torch package") &&
+              has(Tried[1], "Debian libtorch-dev"));
 }
 
 /// Forks 100 sleepers, going on when a fork fails, as a fork bomb would.
-static const std::vector<std::string> ForkMany = {"python3", "-c",
-                                                  "import os, time\n"
-                                                  "for i in range(100):\n"
-                                                  "    try:\n"
-                                                  "        if os.fork() == 0:\n"
-                                                  "            time.sleep(30)\n"
-                                                  "            os._exit(0)\n"
-                                                  "    except OSError:\n"
-                                                  "        pass\n"
-                                                  "time.sleep(30)\n"};
+const std::vector<std::string> ForkMany = {"python3", "-c",
+                                           "import os, time\n"
+                                           "for i in range(100):\n"
+                                           "    try:\n"
+                                           "        if os.fork() == 0:\n"
+                                           "            time.sleep(30)\n"
+                                           "            os._exit(0)\n"
+                                           "    except OSError:\n"
+                                           "        pass\n"
+                                           "time.sleep(30)\n"};
 
 /// RLIMIT_NPROC, which root is exempt from: as nobody, in a child that has
 /// not chosen its mechanism yet (the choice is made once per process).
-static void testTaskLimitAsUser() {
+void testTaskLimitAsUser() {
   if (::geteuid() != 0) // the machine's own mechanism is tested below
     return;
   pid_t Pid = ::fork();
@@ -249,33 +249,33 @@ static void testTaskLimitAsUser() {
     ::_exit(0);
   }
   int Status = 0;
-  CHECK(::waitpid(Pid, &Status, 0) == Pid && WIFEXITED(Status) &&
-        WEXITSTATUS(Status) == 0);
+  EXPECT_TRUE(::waitpid(Pid, &Status, 0) == Pid && WIFEXITED(Status) &&
+              WEXITSTATUS(Status) == 0);
 }
 
-static void testProcess() {
+TEST(HarnessTest, Process) {
   testTaskLimitAsUser();
   ProcessResult R = runProcess({"sh", "-c", "echo out; echo err >&2; exit 7"},
                                "", Limits{10, 0});
-  CHECK(R.Started && R.ExitCode == 7 && !R.TimedOut);
-  CHECK(has(R.Output, "out") && has(R.Output, "err"));
+  EXPECT_TRUE(R.Started && R.ExitCode == 7 && !R.TimedOut);
+  EXPECT_TRUE(has(R.Output, "out") && has(R.Output, "err"));
   // A hang is killed at the limit, with what it started.
   R = runProcess({"sh", "-c", "sleep 30 & sleep 30"}, "", Limits{0.5, 0});
-  CHECK(R.TimedOut && R.Seconds < 5);
+  EXPECT_TRUE(R.TimedOut && R.Seconds < 5);
   // A crash is reported by its signal.
   R = runProcess({"sh", "-c", "kill -SEGV $$"}, "", Limits{10, 0});
-  CHECK(R.Signal == 11);
+  EXPECT_TRUE(R.Signal == 11);
   // The memory limit holds.
   R = runProcess({"sh", "-c",
                   "x=$(head -c 200000000 /dev/zero | tr '\\0' a); "
                   "echo ${#x}"},
                  "", Limits{30, 64});
-  CHECK(R.ExitCode != 0 || !has(R.Output, "200000000"));
+  EXPECT_TRUE(R.ExitCode != 0 || !has(R.Output, "200000000"));
   R = runProcess({"/nonexistent-binary"}, "", Limits{10, 0});
-  CHECK(R.ExitCode == 127);
+  EXPECT_TRUE(R.ExitCode == 127);
   // No input: a snippet cannot wait on the terminal.
   R = runProcess({"sh", "-c", "cat; echo done"}, "", Limits{10, 0});
-  CHECK(R.ExitCode == 0 && has(R.Output, "done") && !R.TimedOut);
+  EXPECT_TRUE(R.ExitCode == 0 && has(R.Output, "done") && !R.TimedOut);
   // Too many processes: stopped at once, not at the time limit, and
   // nothing of it is left.
   std::string Mechanism = taskLimitMechanism();
@@ -284,35 +284,40 @@ static void testProcess() {
     Limits L{60, 0};
     L.MaxTasks = 20;
     R = runProcess(ForkMany, "", L);
-    CHECK(R.TaskLimit && R.Seconds < 10);
+    EXPECT_TRUE(R.TaskLimit && R.Seconds < 10);
     // Within the limit nothing happens.
     R = runProcess({"sh", "-c", "sleep 0.1 & sleep 0.1 & wait; exit 5"}, "", L);
-    CHECK(!R.TaskLimit && R.ExitCode == 5);
+    EXPECT_TRUE(!R.TaskLimit && R.ExitCode == 5);
   }
   // The temporary directory goes, with its contents.
   std::string Path;
   {
     TempDir D;
-    CHECK(D.ok());
+    EXPECT_TRUE(D.ok());
     Path = D.path();
     touch(fs::path(Path) / "sub/file", "x");
-    CHECK(liveTempDir() && Path == liveTempDir());
+    EXPECT_TRUE(liveTempDir() && Path == liveTempDir());
   }
-  CHECK(!fs::exists(Path));
+  EXPECT_TRUE(!fs::exists(Path));
 }
 
 /// The sandboxes this machine has, each as harnesses run in them.
-static void testSandbox(const std::string &Tmp) {
+TEST(HarnessTest, Sandbox) {
+  TempDir Dir;
+  ASSERT_TRUE(Dir.ok());
+  const std::string Tmp = Dir.path();
   Sandbox None = probeSandbox(/*Disabled=*/true);
-  CHECK(None.K == Sandbox::Kind::None && None.Describe == "none: --no-sandbox");
+  EXPECT_TRUE(None.K == Sandbox::Kind::None &&
+              None.Describe == "none: --no-sandbox");
   Sandbox Box = probeSandbox(false);
   std::printf("sandbox: %s\n", Box.Describe.c_str());
   ::setenv("LIBTORCH_TIDY_BWRAP", "/nonexistent-bwrap", 1);
   Sandbox Fallback = probeSandbox(false);
   ::unsetenv("LIBTORCH_TIDY_BWRAP");
   std::printf("without bwrap: %s\n", Fallback.Describe.c_str());
-  CHECK(Fallback.K != Sandbox::Kind::Bubblewrap &&
-        has(Fallback.Describe, "bwrap not found") && !Fallback.Note.empty());
+  EXPECT_TRUE(Fallback.K != Sandbox::Kind::Bubblewrap &&
+              has(Fallback.Describe, "bwrap not found") &&
+              !Fallback.Note.empty());
   fs::path Outside = fs::path(Tmp) / "outside";
   fs::path Inside = fs::path(Tmp) / "inside";
   fs::create_directories(Inside);
@@ -326,12 +331,12 @@ static void testSandbox(const std::string &Tmp) {
         {"sh", "-c",
          "echo x > own && test $(grep -c : /proc/net/dev) -eq 1 && exit 3"},
         Inside.string(), L);
-    CHECK(R.ExitCode == 3);
-    CHECK(fs::exists(Inside / "own"));
+    EXPECT_TRUE(R.ExitCode == 3);
+    EXPECT_TRUE(fs::exists(Inside / "own"));
     // A time limit still kills all of it.
     L.Seconds = 0.5;
     R = runProcess({"sh", "-c", "sleep 30 & sleep 30"}, Inside.string(), L);
-    CHECK(R.TimedOut && R.Seconds < 5);
+    EXPECT_TRUE(R.TimedOut && R.Seconds < 5);
     L.Seconds = 30;
     if (S->K != Sandbox::Kind::Bubblewrap)
       continue;
@@ -344,17 +349,20 @@ static void testSandbox(const std::string &Tmp) {
                     "echo x > \"$2/outside\"; kill -SEGV $$",
                     "sh", Outside.string(), VarTmp},
                    Inside.string(), L);
-    CHECK(R.Signal == 11);
-    CHECK(!fs::exists(Outside));
+    EXPECT_TRUE(R.Signal == 11);
+    EXPECT_TRUE(!fs::exists(Outside));
     if (HaveVarTmp) {
-      CHECK(!fs::exists(fs::path(VarTmp) / "outside"));
+      EXPECT_TRUE(!fs::exists(fs::path(VarTmp) / "outside"));
       std::error_code EC;
       fs::remove_all(VarTmp, EC);
     }
   }
 }
 
-static void testStaleTempDirs(const std::string &Tmp) {
+TEST(HarnessTest, StaleTempDirs) {
+  TempDir Dir;
+  ASSERT_TRUE(Dir.ok());
+  const std::string Tmp = Dir.path();
   std::string Saved = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "";
   ::setenv("TMPDIR", Tmp.c_str(), 1);
   pid_t Dead = ::fork();
@@ -369,26 +377,13 @@ static void testStaleTempDirs(const std::string &Tmp) {
   touch(Stale / "harness");
   touch(Live / "harness");
   touch(Other / "harness");
-  CHECK(removeStaleTempDirs() == 1);
-  CHECK(!fs::exists(Stale) && fs::exists(Live) && fs::exists(Other));
+  EXPECT_TRUE(removeStaleTempDirs() == 1);
+  EXPECT_TRUE(!fs::exists(Stale) && fs::exists(Live) && fs::exists(Other));
   if (Saved.empty())
     ::unsetenv("TMPDIR");
   else
     ::setenv("TMPDIR", Saved.c_str(), 1);
 }
 
-int main() {
-  TempDir Tmp;
-  testOptions();
-  testBinding();
-  testGenerate();
-  testLocate(Tmp.path());
-  testProcess();
-  testSandbox(Tmp.path());
-  testStaleTempDirs(Tmp.path());
-  if (Failures)
-    std::fprintf(stderr, "%d check(s) failed\n", Failures);
-  else
-    std::printf("all harness checks passed\n");
-  return Failures ? 1 : 0;
-}
+} // namespace
+} // namespace torchtidy

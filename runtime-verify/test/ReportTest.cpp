@@ -15,7 +15,7 @@
 #include <sstream>
 #include <string>
 
-using namespace torchverify;
+using namespace torchtidy;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
