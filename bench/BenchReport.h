@@ -27,15 +27,16 @@ inline void printTimes(const char *Label, const std::vector<double> &V) {
               median(V), iqr(V));
 }
 
-/// "speedup on/off: 1.234 (95% CI 1.2 .. 1.3), ..." of \p J, before = the
+/// "speedup on/off: 1.234 (95% CI 1.200 .. 1.300), ..., interleaved; median
+/// of the pair ratios" of \p J, before = the
 /// flagged code, after = the fix.
 inline void printSpeedup(const char *What, const Judgement &J,
                          int Rounds, int Steps) {
-  std::printf("%s: %.3f (95%% CI %.3f .. %.3f; %s), %d rounds x %d steps, "
-              "interleaved\n",
-              What, J.Speedup.Point, J.Speedup.Low, J.Speedup.High,
-              J.Paired ? "median of the pair ratios" : "ratio of the medians",
-              Rounds, Steps);
+  std::printf("%s: %.3f (95%% CI %.3f .. %.3f), %d rounds x %d steps, "
+              "interleaved; %s\n",
+              What, J.Speedup.Point, J.Speedup.Low, J.Speedup.High, Rounds,
+              Steps,
+              J.Paired ? "median of the pair ratios" : "ratio of the medians");
 }
 
 inline void printVerdict(const Judgement &J) {
