@@ -9,25 +9,25 @@
 #include <initializer_list>
 #include <utility>
 
-namespace bench {
+namespace torchtidy {
 
 /// Sets the integer each `--name N` names; false, with a one-line error on
 /// stderr, for an unknown option or a value that is not a positive number.
 inline bool
-parseOptions(int argc, char **argv,
+parseBenchOptions(int Argc, char **Argv,
              std::initializer_list<std::pair<const char *, int *>> Known) {
-  for (int I = 1; I < argc; I += 2) {
-    int Value = I + 1 < argc ? std::atoi(argv[I + 1]) : 0;
+  for (int I = 1; I < Argc; I += 2) {
+    int Value = I + 1 < Argc ? std::atoi(Argv[I + 1]) : 0;
     int *Target = nullptr;
     for (const auto &[Name, Field] : Known)
-      if (!std::strcmp(argv[I], Name))
+      if (!std::strcmp(Argv[I], Name))
         Target = Field;
     if (!Target) {
-      std::fprintf(stderr, "error: unknown option %s\n", argv[I]);
+      std::fprintf(stderr, "error: unknown option %s\n", Argv[I]);
       return false;
     }
     if (Value <= 0) {
-      std::fprintf(stderr, "error: %s needs a positive number\n", argv[I]);
+      std::fprintf(stderr, "error: %s needs a positive number\n", Argv[I]);
       return false;
     }
     *Target = Value;
@@ -35,6 +35,6 @@ parseOptions(int argc, char **argv,
   return true;
 }
 
-} // namespace bench
+} // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_BENCH_BENCHOPTIONS_H

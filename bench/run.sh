@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds and runs the benchmarks; each prints its own ratios.
+# Builds and runs the benchmarks; each prints its speedup and the verdict by
+# the verifier's own rule (torchtidy::judge, runtime-verify/Verdict.h).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}

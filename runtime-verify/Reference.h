@@ -111,8 +111,4 @@ Samples measureHostTensorToDevice(const HostTensorParams &P, int FixedRounds,
 
 } // namespace torchtidy
 
-// bench/ still spells the verifier's former namespace; goes once it is
-// renamed there too.
-namespace torchverify = torchtidy;
-
 #endif // LIBTORCH_TIDY_VERIFY_REFERENCE_H

@@ -1,19 +1,18 @@
 //===--- Report.h - libtorch-tidy-verify ------------------------*- C++ -*-===//
 //
-// What the verifier does with its report (format
-// `libtorch-tidy-verify-report`, version 1): the console table, the HTML
-// page, the atomic write of either, and the merge of the verdicts back into
-// the findings file or a SARIF log. No LibTorch and no LLVM here, so all of
-// it is unit tested on hand-made reports.
-//
-// The renderers accept any JSON: fields that are missing or of the wrong
-// type are left out rather than thrown on, since a report may come from an
-// older or newer verifier.
+// What the verifier does with its report (Result.h), one file each: the
+// console table (ConsoleReport.cpp), the HTML page (HtmlReport.cpp) and the
+// merge of the verdicts back into the findings file or a SARIF log
+// (MergeReport.cpp). No LibTorch and no LLVM here, so all of it is unit
+// tested on hand-made reports.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LIBTORCH_TIDY_VERIFY_REPORT_H
 #define LIBTORCH_TIDY_VERIFY_REPORT_H
+
+#include "ErrorOr.h"
+#include "Result.h"
 
 #include <nlohmann/json.hpp>
 
@@ -28,30 +27,22 @@ namespace torchtidy {
 /// reason. Columns are padded to their widest cell. Ends with a line
 /// counting the verdicts: "3 findings: 1 faster, 1 not-applicable,
 /// 1 not-verifiable".
-std::string renderTable(const nlohmann::json &Report);
+std::string renderTable(const VerifyReport &Report);
 
 /// A self-contained HTML page (inline CSS and SVG; no scripts, no external
 /// URLs or fonts): the title, the environment, a chart of the measured
 /// speedups on a log scale and a table of every result with its reason.
-std::string renderHtml(const nlohmann::json &Report);
+std::string renderHtml(const VerifyReport &Report);
 
-/// Writes \p Text to \p Path through a new file next to it, renamed over
-/// \p Path, so \p Path is never half-written. On failure returns false,
-/// removes the temporary file and sets \p Error to one line:
-/// "cannot write 'PATH': <strerror>".
-bool writeFileAtomically(const std::string &Path, const std::string &Text,
-                         std::string &Error);
-
-/// Adds each result's verdict (verdict, and kind, reason, failure, speedup,
-/// p_value, difference when present) to the file its finding came from:
-/// `findings[index].verification` of a findings file (format
-/// `libtorch-tidy-findings`), or
+/// \p Target with each result's verification (verificationJson) added to
+/// the finding it came from: `findings[index].verification` of a findings
+/// file (format `libtorch-tidy-findings`), or
 /// `properties["libtorch-tidy/verification"]` of the matching result of a
-/// SARIF 2.1.0 log. All or nothing: on failure returns false, sets \p Error
-/// to one line and leaves \p Target as it was. Merging twice gives the same
-/// document as merging once.
-bool mergeVerdicts(const nlohmann::json &Report, nlohmann::json &Target,
-                   std::string &Error);
+/// SARIF 2.1.0 log. All or nothing: a one-line error when any result has no
+/// place in \p Target. Merging twice gives the same document as merging
+/// once.
+ErrorOr<nlohmann::json> mergeVerdicts(const VerifyReport &Report,
+                                      const nlohmann::json &Target);
 
 } // namespace torchtidy
 

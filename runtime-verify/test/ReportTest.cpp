@@ -1,12 +1,16 @@
 //===--- ReportTest.cpp - libtorch-tidy-verify ----------------------------===//
 //
-// Unit tests of the report writers on hand-made reports: what a user sees in
-// the console table and the HTML page, the atomic write, and the verdicts
-// merged into findings files and SARIF logs.
+// Unit tests of the typed report and its writers on hand-made reports: what
+// a user sees in the console table and the HTML page, the atomic write, the
+// verdicts merged into findings files and SARIF logs, and reports read back.
 //
 //===----------------------------------------------------------------------===//
 
+#include "../AtomicWrite.h"
 #include "../Report.h"
+#include "../Result.h"
+
+#include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -21,26 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-int Failures = 0;
-
-#define CHECK(Cond)                                                            \
-  do {                                                                         \
-    if (!(Cond)) {                                                             \
-      std::printf("FAIL line %d: %s\n", __LINE__, #Cond);                      \
-      ++Failures;                                                              \
-    }                                                                          \
-  } while (false)
-
-#define CHECK_EQ(Got, Want)                                                    \
-  do {                                                                         \
-    std::string G = (Got), W = (Want);                                         \
-    if (G != W) {                                                              \
-      std::printf("FAIL line %d: %s\n  got:  %s\n  want: %s\n", __LINE__,      \
-                  #Got, G.c_str(), W.c_str());                                 \
-      ++Failures;                                                              \
-    }                                                                          \
-  } while (false)
-
 size_t count(const std::string &Haystack, const std::string &Needle) {
   size_t N = 0;
   for (size_t At = Haystack.find(Needle); At != std::string::npos;
@@ -51,6 +35,22 @@ size_t count(const std::string &Haystack, const std::string &Needle) {
 
 bool contains(const std::string &Haystack, const std::string &Needle) {
   return Haystack.find(Needle) != std::string::npos;
+}
+
+/// \p J read as a report; \p J must be one.
+VerifyReport typed(const json &J) {
+  ErrorOr<VerifyReport> R = reportFromJson(J);
+  EXPECT_TRUE(R) << R.error();
+  return R ? *R : VerifyReport();
+}
+
+/// Merges \p Report into \p Target; the error, or "" with \p Target merged.
+std::string merge(const json &Report, json &Target) {
+  ErrorOr<json> Merged = mergeVerdicts(typed(Report), Target);
+  if (!Merged)
+    return Merged.error();
+  Target = *Merged;
+  return "";
 }
 
 const char *const OddFile = "/abs/a<b&\"c\".cpp";
@@ -114,9 +114,11 @@ json sampleReport() {
           {"results", {Faster, NotApplicable, NotVerifiable, Changes}}};
 }
 
-void testTable() {
-  std::string Table = renderTable(sampleReport());
-  CHECK_EQ(Table, "check                    location       verdict          "
+} // namespace
+
+TEST(ReportTest, Table) {
+  std::string Table = renderTable(typed(sampleReport()));
+  EXPECT_EQ(Table, "check                    location       verdict          "
                   "speedup (95% CI) / reason\n"
                   "torch-debug-api-enabled  train.cpp:117  faster           "
                   "12.20x (11.80 .. 12.50), reference\n"
@@ -137,60 +139,60 @@ void testTable() {
                  {"line", 3},
                  {"verdict", "same"},
                  {"reason", "first\nsecond"}}}}};
-  CHECK_EQ(renderTable(One), "check    location  verdict  "
+  EXPECT_EQ(renderTable(typed(One)), "check    location  verdict  "
                              "speedup (95% CI) / reason\n"
                              "torch-x  line 3    same     first second\n"
                              "1 finding: 1 same\n");
-  CHECK_EQ(renderTable(json::object()), "0 findings\n");
+  EXPECT_EQ(renderTable(VerifyReport()), "0 findings\n");
 }
 
-void testHtml() {
-  std::string Html = renderHtml(sampleReport());
-  CHECK(Html.rfind("<!DOCTYPE html>", 0) == 0);
-  CHECK(contains(Html, "<title>libtorch-tidy-verify report</title>"));
-  CHECK(count(Html, "<svg") == 1);
+TEST(ReportTest, Html) {
+  std::string Html = renderHtml(typed(sampleReport()));
+  EXPECT_TRUE(Html.rfind("<!DOCTYPE html>", 0) == 0);
+  EXPECT_TRUE(contains(Html, "<title>libtorch-tidy-verify report</title>"));
+  EXPECT_TRUE(count(Html, "<svg") == 1);
   // One dot per result with a speedup, coloured by verdict.
-  CHECK(count(Html, "class=\"speedup-dot") == 2);
-  CHECK(contains(Html, "class=\"speedup-dot verdict-faster\""));
-  CHECK(contains(Html, "class=\"speedup-dot verdict-changes-results\""));
-  CHECK(contains(Html, "class=\"no-change\""));
-  CHECK(contains(Html, ">no change</text>"));
-  CHECK(contains(Html, "class=\"same-zone\""));
+  EXPECT_TRUE(count(Html, "class=\"speedup-dot") == 2);
+  EXPECT_TRUE(contains(Html, "class=\"speedup-dot verdict-faster\""));
+  EXPECT_TRUE(contains(Html, "class=\"speedup-dot verdict-changes-results\""));
+  EXPECT_TRUE(contains(Html, "class=\"no-change\""));
+  EXPECT_TRUE(contains(Html, ">no change</text>"));
+  EXPECT_TRUE(contains(Html, "class=\"same-zone\""));
   // Ticks cover 1 and 12.5.
   for (const char *Tick : {">0.5x<", ">1x<", ">2x<", ">5x<", ">10x<", ">20x<"})
-    CHECK(contains(Html, Tick));
+    EXPECT_TRUE(contains(Html, Tick));
   // The file name only escaped, everywhere it appears.
-  CHECK(!contains(Html, "a<b"));
-  CHECK(!contains(Html, "\"c\""));
-  CHECK(contains(Html, "a&lt;b&amp;&quot;c&quot;.cpp:9"));
-  CHECK(contains(Html, "the snippet needs &lt;model&gt; &amp; more"));
-  CHECK(contains(Html, "compile-error"));
+  EXPECT_TRUE(!contains(Html, "a<b"));
+  EXPECT_TRUE(!contains(Html, "\"c\""));
+  EXPECT_TRUE(contains(Html, "a&lt;b&amp;&quot;c&quot;.cpp:9"));
+  EXPECT_TRUE(contains(Html, "the snippet needs &lt;model&gt; &amp; more"));
+  EXPECT_TRUE(contains(Html, "compile-error"));
   // Self-contained.
-  CHECK(!contains(Html, "<script"));
-  CHECK(!contains(Html, "http://"));
-  CHECK(!contains(Html, "https://"));
-  CHECK(!contains(Html, "url("));
+  EXPECT_TRUE(!contains(Html, "<script"));
+  EXPECT_TRUE(!contains(Html, "http://"));
+  EXPECT_TRUE(!contains(Html, "https://"));
+  EXPECT_TRUE(!contains(Html, "url("));
   // The environment and every result's reason.
   for (const char *Value : {"NVIDIA H200", "12.4", "1.13.0", "2026-11-21"})
-    CHECK(contains(Html, std::string("<td>") + Value + "</td>"));
-  CHECK(contains(Html, "<tr><th>threads</th><td>2</td></tr>"));
-  CHECK(count(Html, "class=\"result-row\"") == 4);
-  CHECK(contains(Html, "no CUDA device: nothing to overlap"));
-  CHECK(contains(Html, "12.20x (11.80 .. 12.50)"));
-  CHECK(contains(Html, "6.8e-08"));
-  CHECK(contains(Html, "98.6 \u00b5s"));
-  CHECK(contains(Html, "max abs 3.2e-01"));
-  CHECK(contains(Html, "4 findings: 1 faster, 1 changes-results, "
+    EXPECT_TRUE(contains(Html, std::string("<td>") + Value + "</td>"));
+  EXPECT_TRUE(contains(Html, "<tr><th>threads</th><td>2</td></tr>"));
+  EXPECT_TRUE(count(Html, "class=\"result-row\"") == 4);
+  EXPECT_TRUE(contains(Html, "no CUDA device: nothing to overlap"));
+  EXPECT_TRUE(contains(Html, "12.20x (11.80 .. 12.50)"));
+  EXPECT_TRUE(contains(Html, "6.8e-08"));
+  EXPECT_TRUE(contains(Html, "98.6 \u00b5s"));
+  EXPECT_TRUE(contains(Html, "max abs 3.2e-01"));
+  EXPECT_TRUE(contains(Html, "4 findings: 1 faster, 1 changes-results, "
                        "1 not-applicable, 1 not-verifiable"));
 
   // Nothing measured: the chart says so instead.
   json Report = sampleReport();
   for (json &R : Report["results"])
     R.erase("speedup");
-  std::string Plain = renderHtml(Report);
-  CHECK(!contains(Plain, "<svg"));
-  CHECK(count(Plain, "speedup-dot") == 0);
-  CHECK(contains(Plain, "No result has a measured speedup"));
+  std::string Plain = renderHtml(typed(Report));
+  EXPECT_TRUE(!contains(Plain, "<svg"));
+  EXPECT_TRUE(count(Plain, "speedup-dot") == 0);
+  EXPECT_TRUE(contains(Plain, "No result has a measured speedup"));
 
   // Slower and far out: the axis reaches below 1 with 1-2-5 ticks.
   json Slow = {
@@ -202,15 +204,15 @@ void testHtml() {
          {"line", 1},
          {"verdict", "slower"},
          {"speedup", {{"point", 0.03}, {"low", 0.025}, {"high", 0.04}}}}}}};
-  std::string SlowHtml = renderHtml(Slow);
-  CHECK(contains(SlowHtml, "class=\"speedup-dot verdict-slower\""));
-  CHECK(contains(SlowHtml, ">0.02x<"));
-  CHECK(contains(SlowHtml, ">1x<"));
-  CHECK(contains(SlowHtml, ">2x<"));
-  CHECK(!contains(SlowHtml, ">5x<"));
+  std::string SlowHtml = renderHtml(typed(Slow));
+  EXPECT_TRUE(contains(SlowHtml, "class=\"speedup-dot verdict-slower\""));
+  EXPECT_TRUE(contains(SlowHtml, ">0.02x<"));
+  EXPECT_TRUE(contains(SlowHtml, ">1x<"));
+  EXPECT_TRUE(contains(SlowHtml, ">2x<"));
+  EXPECT_TRUE(!contains(SlowHtml, ">5x<"));
 
-  // Garbage in, a page out.
-  CHECK(contains(renderHtml(json::array()), "</html>"));
+  // Nothing in, a page out.
+  EXPECT_TRUE(contains(renderHtml(VerifyReport()), "</html>"));
 }
 
 std::string slurp(const fs::path &P) {
@@ -228,31 +230,32 @@ size_t entries(const fs::path &Dir) {
   return N;
 }
 
-void testWrite() {
+TEST(ReportTest, AtomicWrite) {
   fs::path Dir = fs::temp_directory_path() /
                  ("report-test-" + std::to_string(std::random_device()()));
   fs::create_directories(Dir);
-  std::string Error;
-
   std::string Out = (Dir / "report.html").string();
-  CHECK(writeFileAtomically(Out, "first", Error));
-  CHECK_EQ(slurp(Out), "first");
-  CHECK(writeFileAtomically(Out, "second, longer", Error));
-  CHECK_EQ(slurp(Out), "second, longer");
-  CHECK(entries(Dir) == 1);
+  EXPECT_FALSE(writeFileAtomically(Out, "first"));
+  EXPECT_EQ(slurp(Out), "first");
+  EXPECT_FALSE(writeFileAtomically(Out, "second, longer"));
+  EXPECT_EQ(slurp(Out), "second, longer");
+  EXPECT_TRUE(entries(Dir) == 1);
 
   std::string Missing = (Dir / "missing" / "report.html").string();
-  CHECK(!writeFileAtomically(Missing, "x", Error));
-  CHECK_EQ(Error, "cannot write '" + Missing + "': No such file or directory");
-  CHECK(entries(Dir) == 1);
+  std::optional<Failure> Error = writeFileAtomically(Missing, "x");
+  ASSERT_TRUE(Error);
+  EXPECT_EQ(Error->Message,
+            "cannot write '" + Missing + "': No such file or directory");
+  EXPECT_TRUE(entries(Dir) == 1);
 
   // The temporary file is made, but the rename fails: it is removed.
   fs::create_directory(Dir / "taken");
   std::string Taken = (Dir / "taken").string();
-  CHECK(!writeFileAtomically(Taken, "x", Error));
-  CHECK(Error.rfind("cannot write '" + Taken + "': ", 0) == 0);
-  CHECK(entries(Dir) == 2);
-  CHECK(fs::is_directory(Dir / "taken"));
+  Error = writeFileAtomically(Taken, "x");
+  ASSERT_TRUE(Error);
+  EXPECT_EQ(Error->Message.rfind("cannot write '" + Taken + "': ", 0), 0u);
+  EXPECT_TRUE(entries(Dir) == 2);
+  EXPECT_TRUE(fs::is_directory(Dir / "taken"));
 
   fs::remove_all(Dir);
 }
@@ -272,58 +275,49 @@ json findingsDoc() {
             Finding("torch-conv-bias", "/abs/net.cpp", 55)}}};
 }
 
-void testMergeFindings() {
+TEST(ReportTest, MergeIntoFindings) {
   json Doc = findingsDoc();
-  std::string Error;
-  CHECK(mergeVerdicts(sampleReport(), Doc, Error));
-  CHECK_EQ(Error, "");
+  EXPECT_EQ(merge(sampleReport(), Doc), "");
   const json &F = Doc["findings"];
-  CHECK(F[0]["verification"] ==
+  EXPECT_TRUE(F[0]["verification"] ==
         (json{{"verdict", "faster"},
               {"kind", "reference"},
               {"reason", "anomaly mode on vs off in the reference step"},
               {"speedup", {{"point", 12.2}, {"low", 11.8}, {"high", 12.5}}},
               {"p_value", 6.8e-08}}));
-  CHECK(F[1]["verification"] ==
+  EXPECT_TRUE(F[1]["verification"] ==
         (json{{"verdict", "not-applicable"},
               {"reason", "no CUDA device: nothing to overlap"}}));
-  CHECK(F[2]["verification"]["failure"] == "compile-error");
-  CHECK(F[3]["verification"]["difference"]["max_abs"] == 0.32);
-  CHECK(F[0]["check"] == "torch-debug-api-enabled"); // the rest is kept
+  EXPECT_TRUE(F[2]["verification"]["failure"] == "compile-error");
+  EXPECT_TRUE(F[3]["verification"]["difference"]["max_abs"] == 0.32);
+  EXPECT_TRUE(F[0]["check"] == "torch-debug-api-enabled"); // the rest is kept
 
   // Twice is once.
   json Twice = Doc;
-  CHECK(mergeVerdicts(sampleReport(), Twice, Error));
-  CHECK(Twice == Doc);
+  EXPECT_EQ(merge(sampleReport(), Twice), "");
+  EXPECT_TRUE(Twice == Doc);
 
   // A result that is not that finding: an error, and nothing written.
   json Fresh = findingsDoc();
   json Wrong = sampleReport();
   Wrong["results"][1]["line"] = 41;
-  CHECK(!mergeVerdicts(Wrong, Fresh, Error));
-  CHECK_EQ(Error, "result 1 (torch-host-sync-in-loop at /abs/src/loop.cpp:41) "
+  EXPECT_EQ(merge(Wrong, Fresh), "result 1 (torch-host-sync-in-loop at /abs/src/loop.cpp:41) "
                   "does not match finding 1 of the findings file");
-  CHECK(Fresh == findingsDoc());
+  EXPECT_TRUE(Fresh == findingsDoc());
   Wrong = sampleReport();
   Wrong["results"][0]["file"] = "/elsewhere/train.cpp";
-  CHECK(!mergeVerdicts(Wrong, Fresh, Error));
-  CHECK(contains(Error, "does not match finding 0"));
+  EXPECT_TRUE(contains(merge(Wrong, Fresh), "does not match finding 0"));
 
   json Far = sampleReport();
   Far["results"][3]["index"] = 7;
-  CHECK(!mergeVerdicts(Far, Fresh, Error));
-  CHECK_EQ(Error, "result 7 (torch-conv-bias at /abs/net.cpp:55) refers to "
+  EXPECT_EQ(merge(Far, Fresh), "result 7 (torch-conv-bias at /abs/net.cpp:55) refers to "
                   "finding 7, but the findings file has 4 findings");
-  CHECK(Fresh == findingsDoc());
+  EXPECT_TRUE(Fresh == findingsDoc());
 
   // Neither a findings file nor SARIF.
   json Other = {{"format", "something-else"}, {"runs", json::array()}};
-  CHECK(!mergeVerdicts(sampleReport(), Other, Error));
-  CHECK_EQ(Error, "the target is neither a libtorch-tidy findings file nor a "
+  EXPECT_EQ(merge(sampleReport(), Other), "the target is neither a libtorch-tidy findings file nor a "
                   "SARIF 2.1.0 log");
-  json NotReport = json::object();
-  CHECK(!mergeVerdicts(NotReport, Fresh, Error));
-  CHECK_EQ(Error, "the report is not a libtorch-tidy-verify report");
 }
 
 json sarifResult(const char *Rule, const std::string &Uri, int Line) {
@@ -357,24 +351,23 @@ json sarifDoc() {
              {"results", Results}}}}};
 }
 
-void testMergeSarif() {
+TEST(ReportTest, MergeIntoSarif) {
   json Log = sarifDoc();
-  std::string Error;
-  CHECK(mergeVerdicts(sampleReport(), Log, Error));
+  EXPECT_EQ(merge(sampleReport(), Log), "");
   const json &R = Log["runs"][0]["results"];
   const char *Key = "libtorch-tidy/verification";
-  CHECK(R[0]["properties"][Key]["verdict"] == "faster");
-  CHECK(R[0]["properties"][Key]["speedup"]["point"] == 12.2);
-  CHECK(!R[1].contains("properties"));
-  CHECK(R[2]["properties"][Key]["verdict"] == "not-applicable");
-  CHECK(R[2]["properties"]["tags"][0] == "performance");
-  CHECK(!R[3].contains("properties"));
-  CHECK(R[4]["properties"][Key]["verdict"] == "not-verifiable");
-  CHECK(R[5]["properties"][Key]["verdict"] == "changes-results");
+  EXPECT_TRUE(R[0]["properties"][Key]["verdict"] == "faster");
+  EXPECT_TRUE(R[0]["properties"][Key]["speedup"]["point"] == 12.2);
+  EXPECT_TRUE(!R[1].contains("properties"));
+  EXPECT_TRUE(R[2]["properties"][Key]["verdict"] == "not-applicable");
+  EXPECT_TRUE(R[2]["properties"]["tags"][0] == "performance");
+  EXPECT_TRUE(!R[3].contains("properties"));
+  EXPECT_TRUE(R[4]["properties"][Key]["verdict"] == "not-verifiable");
+  EXPECT_TRUE(R[5]["properties"][Key]["verdict"] == "changes-results");
 
   json Twice = Log;
-  CHECK(mergeVerdicts(sampleReport(), Twice, Error));
-  CHECK(Twice == Log);
+  EXPECT_EQ(merge(sampleReport(), Twice), "");
+  EXPECT_TRUE(Twice == Log);
 
   // A result the log does not have: an error naming it, nothing written.
   json Fresh = sarifDoc();
@@ -385,10 +378,9 @@ void testMergeSarif() {
                               {"line", 3},
                               {"verdict", "not-verifiable"},
                               {"reason", "r"}});
-  CHECK(!mergeVerdicts(Extra, Fresh, Error));
-  CHECK_EQ(Error, "result 4 (torch-x at /abs/other.cpp:3) matches no result "
+  EXPECT_EQ(merge(Extra, Fresh), "result 4 (torch-x at /abs/other.cpp:3) matches no result "
                   "of the SARIF log");
-  CHECK(Fresh == sarifDoc());
+  EXPECT_TRUE(Fresh == sarifDoc());
 
   // Two findings of one check on one line go to two SARIF results.
   json Pair = sarifDoc();
@@ -398,24 +390,86 @@ void testMergeSarif() {
   Report["results"] = {Report["results"][0], Report["results"][0]};
   Report["results"][1]["index"] = 1;
   Report["results"][1]["verdict"] = "same";
-  CHECK(mergeVerdicts(Report, Pair, Error));
-  CHECK(Pair["runs"][0]["results"][0]["properties"][Key]["verdict"] ==
+  EXPECT_EQ(merge(Report, Pair), "");
+  EXPECT_TRUE(Pair["runs"][0]["results"][0]["properties"][Key]["verdict"] ==
         "faster");
-  CHECK(Pair["runs"][0]["results"][1]["properties"][Key]["verdict"] == "same");
+  EXPECT_TRUE(Pair["runs"][0]["results"][1]["properties"][Key]["verdict"] == "same");
 }
 
-} // namespace
 
-int main() {
-  testTable();
-  testHtml();
-  testWrite();
-  testMergeFindings();
-  testMergeSarif();
-  if (Failures) {
-    std::printf("%d failure(s)\n", Failures);
-    return 1;
-  }
-  std::printf("all report tests passed\n");
-  return 0;
+TEST(ReportTest, ReadBack) {
+  // What the verifier writes reads back as the same record.
+  json Sample = sampleReport();
+  Sample["results"][3]["message"] = ""; // every result names its message
+  VerifyReport Report = typed(Sample);
+  ASSERT_EQ(Report.Results.size(), 4u);
+  EXPECT_EQ(toJson(Report), Sample);
+  const VerifyResult &Faster = Report.Results[0];
+  EXPECT_EQ(Faster.Verdict, Outcome::Faster);
+  EXPECT_EQ(Faster.Index, 0);
+  ASSERT_TRUE(Faster.Speedup);
+  EXPECT_EQ(Faster.Speedup->Low, 11.8);
+  ASSERT_TRUE(Faster.BeforeUs);
+  EXPECT_EQ(Faster.BeforeUs->Median, 98.6);
+  EXPECT_EQ(Report.Results[3].Verdict, Outcome::ChangesResults);
+  ASSERT_TRUE(Report.Results[3].Diff);
+  EXPECT_EQ(Report.Results[3].Diff->Equal, false);
+
+  // Not a report: one line each.
+  EXPECT_EQ(reportFromJson(json::object()).error(),
+            "the report is not a libtorch-tidy-verify report");
+  EXPECT_EQ(reportFromJson(json::array()).error(),
+            "the report is not a libtorch-tidy-verify report");
+  json Future = Sample;
+  Future["version"] = 2;
+  EXPECT_EQ(reportFromJson(Future).error(),
+            "the report is not version 1 of the libtorch-tidy-verify report "
+            "format");
+  json NoResults = Sample;
+  NoResults.erase("results");
+  EXPECT_EQ(reportFromJson(NoResults).error(),
+            "the report has no results list");
+
+  // Fields of the wrong type are left out; a newer verdict is kept by name.
+  json Odd = {{"index", "three"},
+              {"check", 5},
+              {"line", 2.5},
+              {"verdict", "much-faster"},
+              {"speedup", {{"point", 2}, {"low", "x"}, {"high", 3}}},
+              {"before_us", {{"median", 4}, {"iqr", nullptr}}},
+              {"difference", {{"compared", {"a", 1}}, {"equal", true}}}};
+  VerifyResult R = resultFromJson(Odd);
+  EXPECT_EQ(R.Index, -1);
+  EXPECT_EQ(R.Check, "");
+  EXPECT_FALSE(R.Line);
+  EXPECT_EQ(R.Verdict, Outcome::Other);
+  EXPECT_EQ(verdictText(R), "much-faster");
+  EXPECT_FALSE(R.Speedup);
+  ASSERT_TRUE(R.BeforeUs);
+  EXPECT_FALSE(R.BeforeUs->Iqr);
+  ASSERT_TRUE(R.Diff);
+  EXPECT_FALSE(R.Diff->Compared);
+  EXPECT_EQ(R.Diff->Equal, true);
+  EXPECT_EQ(resultFromJson(json::array()).Verdict, Outcome::None);
+
+  // A result whose index is no finding number cannot be merged.
+  json Bad = sampleReport();
+  Bad["results"][1]["index"] = "one";
+  json Doc = findingsDoc();
+  EXPECT_EQ(merge(Bad, Doc), "result at position 1 of the report has an "
+                             "invalid index");
+  EXPECT_EQ(Doc, findingsDoc());
+  Bad = sampleReport();
+  Bad["results"][2].erase("verdict");
+  EXPECT_EQ(merge(Bad, Doc), "result 2 (torch-zero-grad at "
+                             "/abs/a<b&\"c\".cpp:9) has no check, line or "
+                             "verdict");
+}
+
+TEST(ReportTest, OutcomeNames) {
+  for (Outcome O : KnownOutcomes)
+    EXPECT_EQ(outcomeNamed(outcomeName(O)), O);
+  EXPECT_EQ(outcomeNamed(""), Outcome::None);
+  EXPECT_EQ(outcomeOf(Verdict::Same), Outcome::Same);
+  EXPECT_EQ(outcomeOf(Verdict::Ambiguous), Outcome::Ambiguous);
 }

@@ -1,0 +1,68 @@
+//===--- ConsoleReport.cpp - libtorch-tidy-verify -------------------------===//
+//
+// The console table of a verifier report.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Report.h"
+#include "ReportText.h"
+
+#include <algorithm>
+#include <array>
+
+namespace torchtidy {
+namespace {
+
+using Row = std::array<std::string, 4>;
+
+/// The last column: the speedup and how it was measured, or the reason.
+std::string tableDetail(const VerifyResult &R) {
+  std::vector<std::string> Parts;
+  if (R.Speedup)
+    Parts.push_back(speedupText(*R.Speedup) +
+                    (R.Kind.empty() ? "" : ", " + R.Kind));
+  if (R.Verdict == Outcome::ChangesResults) {
+    std::optional<double> MaxAbs = R.Diff ? R.Diff->MaxAbs : std::nullopt;
+    Parts.push_back(MaxAbs ? "outputs differ by " + sci1(*MaxAbs)
+                           : "outputs differ");
+  }
+  if (!R.Speedup && !R.Reason.empty())
+    Parts.push_back(R.Reason);
+  return oneLine(joined(Parts, "; "));
+}
+
+/// Each cell but the last padded to its column's widest.
+std::string alignedRows(const std::vector<Row> &Rows) {
+  std::array<size_t, 3> Width = {0, 0, 0};
+  for (const Row &Cells : Rows)
+    for (size_t C = 0; C < Width.size(); ++C)
+      Width[C] = std::max(Width[C], codePoints(Cells[C]));
+  std::string Out;
+  for (const Row &Cells : Rows) {
+    std::string Line;
+    for (size_t C = 0; C < Width.size(); ++C)
+      Line +=
+          Cells[C] + std::string(Width[C] - codePoints(Cells[C]), ' ') + "  ";
+    Line += Cells[3];
+    while (!Line.empty() && Line.back() == ' ')
+      Line.pop_back();
+    Out += Line + "\n";
+  }
+  return Out;
+}
+
+} // namespace
+
+std::string renderTable(const VerifyReport &Report) {
+  const std::vector<VerifyResult> &Results = Report.Results;
+  if (Results.empty())
+    return summaryLine(Results) + "\n";
+  std::vector<Row> Rows = {
+      {"check", "location", "verdict", "speedup (95% CI) / reason"}};
+  for (const VerifyResult &R : Results)
+    Rows.push_back({oneLine(R.Check), oneLine(shortLocation(R)),
+                    oneLine(verdictText(R)), tableDetail(R)});
+  return alignedRows(Rows) + summaryLine(Results) + "\n";
+}
+
+} // namespace torchtidy

@@ -1,0 +1,140 @@
+//===--- Options.cpp - libtorch-tidy-verify -------------------------------===//
+
+#include "Options.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <optional>
+#include <thread>
+
+namespace torchtidy {
+namespace {
+
+using Setter = std::function<std::optional<Failure>(const std::string &,
+                                                    VerifyOptions &)>;
+
+Setter text(std::string VerifyOptions::*Field) {
+  return [Field](const std::string &V, VerifyOptions &O) {
+    O.*Field = V;
+    return std::optional<Failure>();
+  };
+}
+
+/// A number option: above zero and at least \p Smallest, or zero where
+/// \p ZeroMeansNone.
+template <typename T>
+Setter positive(const char *Name, T VerifyOptions::*Field, double Smallest,
+                bool ZeroMeansNone) {
+  return [=](const std::string &V, VerifyOptions &O) {
+    char *End = nullptr;
+    double N = std::strtod(V.c_str(), &End);
+    bool Valid = End != V.c_str() && !*End &&
+                 ((N > 0 && N >= Smallest) || (ZeroMeansNone && N == 0));
+    if (!Valid)
+      return std::optional<Failure>(
+          Failure{std::string(Name) + " needs a positive number"});
+    O.*Field = static_cast<T>(N);
+    return std::optional<Failure>();
+  };
+}
+
+/// --shape, --value and --config: the harness side parses them.
+Setter binding(bool (*Parse)(const std::string &, BindingConfig &,
+                             std::string &)) {
+  return [Parse](const std::string &V, VerifyOptions &O) {
+    std::string Error;
+    if (!Parse(V, O.Config, Error))
+      return std::optional<Failure>(Failure{Error});
+    return std::optional<Failure>();
+  };
+}
+
+/// The options that take a value, each with what it sets.
+const std::map<std::string, Setter> &valuedOptions() {
+  static const std::map<std::string, Setter> Options = {
+      {"--json", text(&VerifyOptions::Json)},
+      {"--html", text(&VerifyOptions::Html)},
+      {"--merge-into", text(&VerifyOptions::MergeInto)},
+      {"--torch-dir", text(&VerifyOptions::TorchDir)},
+      {"--cxx", text(&VerifyOptions::Cxx)},
+      {"--cache-dir", text(&VerifyOptions::CacheDir)},
+      {"--time-cap", positive("--time-cap", &VerifyOptions::TimeCap, 0, false)},
+      {"--timeout", positive("--timeout", &VerifyOptions::Timeout, 0, false)},
+      {"--memory-limit",
+       positive("--memory-limit", &VerifyOptions::MemoryMiB, 0, true)},
+      {"--max-processes",
+       positive("--max-processes", &VerifyOptions::MaxTasks, 1, false)},
+      {"--shape", binding(parseShapeOption)},
+      {"--value", binding(parseValueOption)},
+      {"--config", binding(readConfigFile)},
+  };
+  return Options;
+}
+
+/// The switches, each with the flag it sets.
+const std::map<std::string, bool VerifyOptions::*> &switches() {
+  static const std::map<std::string, bool VerifyOptions::*> Switches = {
+      {"--no-cache", &VerifyOptions::NoCache},
+      {"--no-sandbox", &VerifyOptions::NoSandbox},
+      {"--measure-on-cpu", &VerifyOptions::MeasureOnCpu},
+      {"--help", &VerifyOptions::Help},
+      {"-h", &VerifyOptions::Help},
+  };
+  return Switches;
+}
+
+/// An argument that is no option: the findings file, once.
+std::optional<Failure> positional(const std::string &A, VerifyOptions &O) {
+  if (!A.empty() && A[0] == '-')
+    return Failure{"unknown option " + A + "\n" + usage()};
+  if (!O.Findings.empty())
+    return Failure{"one findings file at a time"};
+  O.Findings = A;
+  return std::nullopt;
+}
+
+} // namespace
+
+unsigned VerifyOptions::defaultCores() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+const char *usage() {
+  return "usage: libtorch-tidy-verify FINDINGS.json [--json REPORT.json] "
+         "[--html REPORT.html] [--merge-into FINDINGS-or-SARIF] "
+         "[--time-cap S] [--timeout S] [--memory-limit MIB] "
+         "[--torch-dir DIR] [--cxx COMPILER] [--shape NAME=DIMS]... "
+         "[--value NAME=V]... [--config FILE] "
+         "[--cache-dir DIR | --no-cache] [--measure-on-cpu] [--no-sandbox] "
+         "[--max-processes N]";
+}
+
+ErrorOr<VerifyOptions> parseOptions(const std::vector<std::string> &Args) {
+  VerifyOptions O;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    const std::string &A = Args[I];
+    if (auto Switch = switches().find(A); Switch != switches().end()) {
+      O.*Switch->second = true;
+      if (O.Help) // the usage, whatever else the command line says
+        return O;
+      continue;
+    }
+    auto Valued = valuedOptions().find(A);
+    std::optional<Failure> Error;
+    if (Valued == valuedOptions().end())
+      Error = positional(A, O);
+    else if (I + 1 >= Args.size())
+      Error = Failure{A + " needs a value"};
+    else
+      Error = Valued->second(Args[++I], O);
+    if (Error)
+      return *Error;
+  }
+  if (O.Findings.empty())
+    return Failure{usage()};
+  return O;
+}
+
+} // namespace torchtidy

@@ -1,0 +1,44 @@
+//===--- Options.h - libtorch-tidy-verify -----------------------*- C++ -*-===//
+//
+// The verifier's command line, parsed once into one struct.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_VERIFY_OPTIONS_H
+#define LIBTORCH_TIDY_VERIFY_OPTIONS_H
+
+#include "ErrorOr.h"
+#include "Harness.h"
+
+
+#include <string>
+#include <vector>
+
+namespace torchtidy {
+
+struct VerifyOptions {
+  bool Help = false; ///< --help: print usage() and do nothing else
+  std::string Findings;
+  std::string Json, Html, MergeInto; ///< where the reports go
+  std::string TorchDir, Cxx, CacheDir;
+  double TimeCap = 10, Timeout = 120; ///< seconds
+  long MemoryMiB = 8192;
+  /// Processes and threads of one harness; by default room for LibTorch's
+  /// three thread pools of one thread per core.
+  long MaxTasks = 64 + 4 * static_cast<long>(defaultCores());
+  bool NoCache = false, MeasureOnCpu = false, NoSandbox = false;
+  BindingConfig Config; ///< --shape, --value and --config
+
+  static unsigned defaultCores();
+};
+
+/// "usage: libtorch-tidy-verify FINDINGS.json [--json REPORT.json] ...".
+const char *usage();
+
+/// Parses the arguments after the program's name. The error is one line
+/// (an unknown option adds the usage on a second), without "error: ".
+ErrorOr<VerifyOptions> parseOptions(const std::vector<std::string> &Args);
+
+} // namespace torchtidy
+
+#endif // LIBTORCH_TIDY_VERIFY_OPTIONS_H
