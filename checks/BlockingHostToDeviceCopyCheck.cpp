@@ -369,21 +369,6 @@ std::optional<const Expr *> blockingCopyTarget(const CXXMemberCallExpr *Copy,
   return Target;
 }
 
-const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx) {
-  DynTypedNodeList Parents = Ctx.getParents(*S);
-  while (!Parents.empty()) {
-    if (const auto *FD = Parents[0].get<FunctionDecl>())
-      return FD;
-    if (const auto *P = Parents[0].get<Stmt>())
-      Parents = Ctx.getParents(*P);
-    else if (const auto *D = Parents[0].get<Decl>())
-      Parents = Ctx.getParents(*D);
-    else
-      break;
-  }
-  return nullptr;
-}
-
 template <typename Range> bool hasOneElement(Range &&R) {
   return std::distance(R.begin(), R.end()) == 1;
 }
@@ -488,7 +473,9 @@ void BlockingHostToDeviceCopyCheck::check(
     return;
   if (!isHostData(Source, Devices, Ctx))
     return;
-  // Per step: in a loop, or in a function that runs in one.
+  // Per step: in a loop, or in a function that runs in one. A copy in a
+  // constructor's member initializers is the object's set-up, per step only
+  // where the object is constructed in a loop.
   if (!Frequency || FrequencyContext != &Ctx) {
     Frequency = std::make_unique<utils::RunFrequency>(Ctx);
     FrequencyContext = &Ctx;
@@ -496,7 +483,7 @@ void BlockingHostToDeviceCopyCheck::check(
   utils::RepeatReason Repeat = Frequency->ofStmt(Copy);
   if (Repeat.Freq != utils::Frequency::Repeated)
     return;
-  if (!isOnlyInstantiation(enclosingFunction(Copy, Ctx)) ||
+  if (!isOnlyInstantiation(utils::enclosingFunction(Copy, Ctx)) ||
       !ReportedInTemplates.insert(Copy->getExprLoc()).second)
     return;
 
