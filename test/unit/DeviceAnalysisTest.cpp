@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MockAst.h"
 #include "utils/DeviceAnalysis.h"
+#include "MockAst.h"
 #include <gtest/gtest.h>
 
 namespace torchtidy {
@@ -70,9 +70,9 @@ TEST(DeviceAnalysisTest, CudaMovesAndDeviceOptions) {
             DeviceKind::Cuda);
   EXPECT_EQ(tensorDevice("auto Probe = torch::ones({2}).to(torch::kCUDA);"),
             DeviceKind::Cuda);
-  EXPECT_EQ(
-      tensorDevice("auto Probe = torch::ones({2}, torch::device(torch::kCUDA));"),
-      DeviceKind::Cuda);
+  EXPECT_EQ(tensorDevice(
+                "auto Probe = torch::ones({2}, torch::device(torch::kCUDA));"),
+            DeviceKind::Cuda);
 }
 
 TEST(DeviceAnalysisTest, OpsKeepTheDeviceOfTheirOperands) {
@@ -109,12 +109,12 @@ TEST(DeviceAnalysisTest, DevicesNamedByConstants) {
 }
 
 TEST(DeviceAnalysisTest, ConstantConditionsAndDeadBranches) {
-  std::unique_ptr<clang::ASTUnit> AST = buildMockAst(program(
-      "bool Verbose = false;\n"
-      "bool Cond = !Verbose && true;\n"
-      "if (Verbose) { int Dead = 1; (void)Dead; }\n"
-      "int Live = 2; (void)Live;\n"
-      "bool FromParam = Flag;"));
+  std::unique_ptr<clang::ASTUnit> AST =
+      buildMockAst(program("bool Verbose = false;\n"
+                           "bool Cond = !Verbose && true;\n"
+                           "if (Verbose) { int Dead = 1; (void)Dead; }\n"
+                           "int Live = 2; (void)Live;\n"
+                           "bool FromParam = Flag;"));
   ASSERT_TRUE(AST);
   clang::ASTContext &Ctx = AST->getASTContext();
   DeviceAnalysis Devices(Ctx);
@@ -127,11 +127,11 @@ TEST(DeviceAnalysisTest, ConstantConditionsAndDeadBranches) {
 }
 
 TEST(DeviceAnalysisTest, ExpressionHelpers) {
-  std::unique_ptr<clang::ASTUnit> AST = buildMockAst(program(
-      "auto Moved = Param.cuda();\n"
-      "auto Sum = torch::ones({2}) + Param;\n"
-      "auto Copy = Param;\n"
-      "int Count = 3;"));
+  std::unique_ptr<clang::ASTUnit> AST =
+      buildMockAst(program("auto Moved = Param.cuda();\n"
+                           "auto Sum = torch::ones({2}) + Param;\n"
+                           "auto Copy = Param;\n"
+                           "int Count = 3;"));
   ASSERT_TRUE(AST);
   clang::ASTContext &Ctx = AST->getASTContext();
   const clang::CXXMethodDecl *Cuda = utils::tensorMethod(initOf(Ctx, "Moved"));

@@ -26,19 +26,19 @@ inline std::vector<std::string> mockArgs(llvm::StringRef Version = "v2.1") {
   std::string Mock =
       std::string(LIBTORCH_TIDY_SOURCE_DIR) + "/test/checkers/Inputs/libtorch/";
   std::string Api = "/include/torch/csrc/api/include";
-  return {"-std=c++17",
-          "-resource-dir=" LIBTORCH_TIDY_CLANG_RESOURCE_DIR,
-          "-isystem", Mock + Version.str() + Api,
-          "-isystem", Mock + "common/include",
-          "-isystem", Mock + "common" + Api};
+  return {"-std=c++17", "-resource-dir=" LIBTORCH_TIDY_CLANG_RESOURCE_DIR,
+          "-isystem",   Mock + Version.str() + Api,
+          "-isystem",   Mock + "common/include",
+          "-isystem",   Mock + "common" + Api};
 }
 
 /// The AST of \p Code, which may include <torch/torch.h>; null when it does
 /// not compile.
 inline std::unique_ptr<clang::ASTUnit>
 buildMockAst(llvm::StringRef Code, llvm::StringRef Version = "v2.1") {
-  std::unique_ptr<clang::ASTUnit> AST = clang::tooling::buildASTFromCodeWithArgs(
-      Code, mockArgs(Version), "input.cc");
+  std::unique_ptr<clang::ASTUnit> AST =
+      clang::tooling::buildASTFromCodeWithArgs(Code, mockArgs(Version),
+                                               "input.cc");
   if (!AST || AST->getDiagnostics().hasErrorOccurred())
     return nullptr;
   return AST;
@@ -48,16 +48,15 @@ buildMockAst(llvm::StringRef Code, llvm::StringRef Version = "v2.1") {
 inline const clang::VarDecl *findVar(clang::ASTContext &Ctx,
                                      llvm::StringRef Name) {
   using namespace clang::ast_matchers;
-  auto Found = match(
-      varDecl(hasName(Name), isExpansionInMainFile()).bind("var"), Ctx);
+  auto Found =
+      match(varDecl(hasName(Name), isExpansionInMainFile()).bind("var"), Ctx);
   return Found.empty() ? nullptr
                        : Found.front().getNodeAs<clang::VarDecl>("var");
 }
 
 /// The initializer of the variable \p Name: the expression a test asks
 /// about is written as `auto Probe = <expression>;`.
-inline const clang::Expr *initOf(clang::ASTContext &Ctx,
-                                 llvm::StringRef Name) {
+inline const clang::Expr *initOf(clang::ASTContext &Ctx, llvm::StringRef Name) {
   const clang::VarDecl *VD = findVar(Ctx, Name);
   return VD ? VD->getInit() : nullptr;
 }

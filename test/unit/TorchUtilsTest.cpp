@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MockAst.h"
 #include "utils/TorchUtils.h"
+#include "MockAst.h"
 #include "clang/AST/DeclCXX.h"
 #include <gtest/gtest.h>
 
