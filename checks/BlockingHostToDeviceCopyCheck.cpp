@@ -369,21 +369,6 @@ std::optional<const Expr *> blockingCopyTarget(const CXXMemberCallExpr *Copy,
   return Target;
 }
 
-const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx) {
-  DynTypedNodeList Parents = Ctx.getParents(*S);
-  while (!Parents.empty()) {
-    if (const auto *FD = Parents[0].get<FunctionDecl>())
-      return FD;
-    if (const auto *P = Parents[0].get<Stmt>())
-      Parents = Ctx.getParents(*P);
-    else if (const auto *D = Parents[0].get<Decl>())
-      Parents = Ctx.getParents(*D);
-    else
-      break;
-  }
-  return nullptr;
-}
-
 template <typename Range> bool hasOneElement(Range &&R) {
   return std::distance(R.begin(), R.end()) == 1;
 }
@@ -402,6 +387,55 @@ bool isOnlyInstantiation(const FunctionDecl *FD) {
           dyn_cast<ClassTemplateSpecializationDecl>(FD->getDeclContext()))
     return hasOneElement(Spec->getSpecializedTemplate()->specializations());
   return true;
+}
+
+/// The fix-its of a blocking copy to \p Target (null for `.cuda()`): pin
+/// the source and copy with non_blocking=true.
+llvm::SmallVector<FixItHint, 3> copyFixes(const CXXMemberCallExpr *Copy,
+                                          const Expr *Target,
+                                          utils::DeviceAnalysis &Devices,
+                                          ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = Ctx.getLangOpts();
+  const bool IsCuda = Copy->getMethodDecl()->getName() == "cuda";
+  const Expr *Source = Copy->getImplicitObjectArgument();
+  std::string Ns = utils::torchNamespace(Ctx);
+  llvm::SmallVector<FixItHint, 3> Fixes;
+  // Pinning needs CUDA: a LibTorch without it throws. Where the target may be
+  // the CPU at run time, pin only when it is not.
+  if (IsCuda || Devices.ofDevice(Target) == DeviceKind::Cuda) {
+    Fixes.push_back(FixItHint::CreateInsertion(
+        Lexer::getLocForEndOfToken(Source->getEndLoc(), 0, SM, LO),
+        ".pin_memory()"));
+  } else {
+    auto Text = [&](const Expr *E) {
+      return utils::sourceText(E->getSourceRange(), SM, LO);
+    };
+    std::string Src = Text(Source);
+    std::string IsCudaTest =
+        isa<DeclRefExpr>(Target) && isRecordNamed(Target->getType(), "Device")
+            ? Text(Target) + ".is_cuda()"
+            : Ns + "::Device(" + Text(Target) + ").is_cuda()";
+    Fixes.push_back(FixItHint::CreateReplacement(
+        CharSourceRange::getTokenRange(Source->getSourceRange()),
+        "(" + IsCudaTest + " ? " + Src + ".pin_memory() : " + Src + ")"));
+  }
+  if (IsCuda) {
+    Fixes.push_back(FixItHint::CreateReplacement(
+        CharSourceRange::getTokenRange(Copy->getExprLoc(),
+                                       Copy->getRParenLoc()),
+        "to(" + Ns + "::kCUDA, /*non_blocking=*/true)"));
+  } else if (Copy->getNumArgs() > 1 &&
+             !isa<CXXDefaultArgExpr>(Copy->getArg(1))) {
+    Fixes.push_back(FixItHint::CreateReplacement(
+        CharSourceRange::getTokenRange(Copy->getArg(1)->getSourceRange()),
+        "true"));
+  } else {
+    Fixes.push_back(FixItHint::CreateInsertion(
+        Lexer::getLocForEndOfToken(Copy->getArg(0)->getEndLoc(), 0, SM, LO),
+        ", /*non_blocking=*/true"));
+  }
+  return Fixes;
 }
 
 } // namespace
@@ -423,11 +457,9 @@ void BlockingHostToDeviceCopyCheck::check(
   const auto *Copy = Result.Nodes.getNodeAs<CXXMemberCallExpr>("copy");
   const SourceManager &SM = *Result.SourceManager;
   ASTContext &Ctx = *Result.Context;
-  const LangOptions &LO = getLangOpts();
   if (utils::isInLibTorchHeader(Copy->getBeginLoc(), SM))
     return;
   utils::DeviceAnalysis Devices(Ctx);
-  const bool IsCuda = Copy->getMethodDecl()->getName() == "cuda";
   std::optional<const Expr *> MaybeTarget =
       blockingCopyTarget(Copy, Devices, Ctx);
   if (!MaybeTarget)
@@ -441,7 +473,9 @@ void BlockingHostToDeviceCopyCheck::check(
     return;
   if (!isHostData(Source, Devices, Ctx))
     return;
-  // Per step: in a loop, or in a function that runs in one.
+  // Per step: in a loop, or in a function that runs in one. A copy in a
+  // constructor's member initializers is the object's set-up, per step only
+  // where the object is constructed in a loop.
   if (!Frequency || FrequencyContext != &Ctx) {
     Frequency = std::make_unique<utils::RunFrequency>(Ctx);
     FrequencyContext = &Ctx;
@@ -449,7 +483,7 @@ void BlockingHostToDeviceCopyCheck::check(
   utils::RepeatReason Repeat = Frequency->ofStmt(Copy);
   if (Repeat.Freq != utils::Frequency::Repeated)
     return;
-  if (!isOnlyInstantiation(enclosingFunction(Copy, Ctx)) ||
+  if (!isOnlyInstantiation(utils::enclosingFunction(Copy, Ctx)) ||
       !ReportedInTemplates.insert(Copy->getExprLoc()).second)
     return;
 
@@ -459,49 +493,19 @@ void BlockingHostToDeviceCopyCheck::check(
   else
     utils::recordStatementPayload("torch-blocking-host-to-device-copy",
                                   Copy->getExprLoc(), Copy, Ctx);
-  auto Diag = diag(Copy->getExprLoc(),
-                   "blocking copy of host data to the device %0; pin the "
-                   "source and copy with non_blocking=true so the copy "
-                   "overlaps with the computation")
-              << utils::describeRepeat(Repeat, SM);
-  if (Copy->getBeginLoc().isMacroID() || Copy->getEndLoc().isMacroID())
-    return;
-  std::string Ns = utils::torchNamespace(Ctx);
-  // Pinning needs CUDA: a LibTorch without it throws. Where the target may be
-  // the CPU at run time, pin only when it is not.
-  if (IsCuda || Devices.ofDevice(Target) == DeviceKind::Cuda) {
-    Diag << FixItHint::CreateInsertion(
-        Lexer::getLocForEndOfToken(Source->getEndLoc(), 0, SM, LO),
-        ".pin_memory()");
-  } else {
-    auto text = [&](const Expr *E) {
-      return utils::sourceText(E->getSourceRange(), SM, LO);
-    };
-    std::string Src = text(Source);
-    std::string IsCudaTest =
-        isa<DeclRefExpr>(Target) && isRecordNamed(Target->getType(), "Device")
-            ? text(Target) + ".is_cuda()"
-            : Ns + "::Device(" + text(Target) + ").is_cuda()";
-    Diag << FixItHint::CreateReplacement(
-        CharSourceRange::getTokenRange(Source->getSourceRange()),
-        "(" + IsCudaTest + " ? " + Src + ".pin_memory() : " + Src + ")");
+  {
+    auto Diag = diag(Copy->getExprLoc(),
+                     "blocking copy of host data to the device %0; pin the "
+                     "source and copy with non_blocking=true so the copy "
+                     "overlaps with the computation")
+                << utils::describeRepeat(Repeat);
+    if (!Copy->getBeginLoc().isMacroID() && !Copy->getEndLoc().isMacroID())
+      for (const FixItHint &Fix : copyFixes(Copy, Target, Devices, Ctx))
+        Diag << Fix;
   }
-  if (IsCuda) {
-    Diag << FixItHint::CreateReplacement(
-        CharSourceRange::getTokenRange(Copy->getExprLoc(),
-                                       Copy->getRParenLoc()),
-        "to(" + Ns + "::kCUDA, /*non_blocking=*/true)");
-    return;
-  }
-  if (Copy->getNumArgs() > 1 && !isa<CXXDefaultArgExpr>(Copy->getArg(1))) {
-    Diag << FixItHint::CreateReplacement(
-        CharSourceRange::getTokenRange(Copy->getArg(1)->getSourceRange()),
-        "true");
-    return;
-  }
-  Diag << FixItHint::CreateInsertion(
-      Lexer::getLocForEndOfToken(Copy->getArg(0)->getEndLoc(), 0, SM, LO),
-      ", /*non_blocking=*/true");
+  if (Repeat.Loop)
+    diag(Repeat.Loop->getBeginLoc(), utils::RepeatLoopNote,
+         DiagnosticIDs::Note);
 }
 
 TORCH_TIDY_CHECK_FACTORY(BlockingHostToDeviceCopyCheck)

@@ -1208,7 +1208,6 @@ void HostTensorToDeviceCheck::check(const MatchFinder::MatchResult &Result) {
 
 void HostTensorToDeviceCheck::checkMove(const CXXMemberCallExpr *Move,
                                         ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
   utils::DeviceAnalysis Devices(Ctx);
   std::optional<MoveTarget> Target = moveTargetOf(Move, Devices);
   if (!Target)
@@ -1229,22 +1228,22 @@ void HostTensorToDeviceCheck::checkMove(const CXXMemberCallExpr *Move,
   FixBuilder Builder(*Chain, *Target, Move, Ctx);
   llvm::SmallVector<FixItHint, 4> Fixes;
   std::string NoFix = Builder.build(Fixes);
-  std::string Message =
-      "tensor made on the host by '" + Builder.factoryName() + "'";
-  if (Chain->Var)
-    Message += " at line " + std::to_string(SM.getExpansionLineNumber(
-                                 Chain->Factory->getBeginLoc()));
-  Message += " and then copied to the device; create it on the device by "
-             "passing the device in its options";
   utils::recordStatementPayload("torch-host-tensor-to-device",
                                 Move->getExprLoc(), Move, Ctx);
-  if (!NoFix.empty()) {
-    diag(Move->getExprLoc(), "%0; no fix-it: %1") << Message << NoFix;
-    return;
+  {
+    auto Diag = diag(Move->getExprLoc(),
+                     "tensor made on the host by '%0' and then copied to the "
+                     "device; create it on the device by passing the device "
+                     "in its options%select{|; no fix-it: %2}1")
+                << Builder.factoryName() << !NoFix.empty() << NoFix;
+    if (NoFix.empty())
+      for (const FixItHint &F : Fixes)
+        Diag << F;
   }
-  auto Diag = diag(Move->getExprLoc(), "%0") << Message;
-  for (const FixItHint &F : Fixes)
-    Diag << F;
+  // The factory is in another statement: show where.
+  if (Chain->Var)
+    diag(Chain->Factory->getBeginLoc(), "made on the host here",
+         DiagnosticIDs::Note);
 }
 
 void HostTensorToDeviceCheck::checkMemberMove(const CXXMemberCallExpr *Move,
@@ -1279,26 +1278,27 @@ void HostTensorToDeviceCheck::reportMemberMove(const CXXMemberCallExpr *Move,
   diag(Move->getExprLoc(),
        "member %0 is made on the host and copied to the device %1; keep a "
        "copy on the device made once (%2)")
-      << Field << utils::describeRepeat(Repeat, SM)
+      << Field << utils::describeRepeat(Repeat)
       << (IsModule ? "register it with register_buffer so that "
                      "module->to(device) moves it"
                    : "convert it once in the constructor");
   diag(Values.front()->getExprLoc(), "%0 is made on the host here",
        DiagnosticIDs::Note)
       << Field;
+  if (Repeat.Loop)
+    diag(Repeat.Loop->getBeginLoc(), utils::RepeatLoopNote,
+         DiagnosticIDs::Note);
 }
 
-/// "'torch::arange' at line 3 and 'torch::ones' at line 5".
-static std::string describeFactories(llvm::ArrayRef<const CallExpr *> Factories,
-                                     const SourceManager &SM) {
+/// "'torch::arange' and 'torch::ones'"; notes show where each is made.
+static std::string
+describeFactories(llvm::ArrayRef<const CallExpr *> Factories) {
   std::string Text;
   for (size_t I = 0; I < Factories.size() && I < 3; ++I) {
     if (I > 0)
       Text += I + 1 == Factories.size() ? " and " : ", ";
-    Text += "'" + Factories[I]->getDirectCallee()->getQualifiedNameAsString() +
-            "' at line " +
-            std::to_string(
-                SM.getExpansionLineNumber(Factories[I]->getBeginLoc()));
+    Text +=
+        "'" + Factories[I]->getDirectCallee()->getQualifiedNameAsString() + "'";
   }
   if (Factories.size() > 3)
     Text += " and " + std::to_string(Factories.size() - 3) + " more";
@@ -1337,7 +1337,7 @@ void HostTensorToDeviceCheck::checkComputedMove(const CXXMemberCallExpr *Move,
        "create %select{it|them}1 on the device by passing the device in "
        "%select{its|their}1 options, and the ops after %select{it|them}1 "
        "keep the device")
-      << describeFactories(Factories, SM) << Several;
+      << describeFactories(Factories) << Several;
   for (const CallExpr *F : llvm::ArrayRef(Factories).take_front(3))
     diag(F->getBeginLoc(), "made on the host here", DiagnosticIDs::Note);
 }
@@ -1381,7 +1381,7 @@ void HostTensorToDeviceCheck::checkDeviceTensor(const CallExpr *Call,
                      "copies it to the device %1%select{|; create it on the "
                      "device with '%2::full'}3")
                 << FD->getQualifiedNameAsString()
-                << utils::describeRepeat(Repeat, SM) << Ns << CanFix;
+                << utils::describeRepeat(Repeat) << Ns << CanFix;
     if (CanFix)
       Diag << FixItHint::CreateReplacement(
           Call->getSourceRange(),
@@ -1393,6 +1393,9 @@ void HostTensorToDeviceCheck::checkDeviceTensor(const CallExpr *Call,
     diag(Call->getBeginLoc(),
          "the loop collects one tensor per iteration: gather the values in a "
          "host vector and make one tensor on the device after the loop",
+         DiagnosticIDs::Note);
+  if (Repeat.Loop)
+    diag(Repeat.Loop->getBeginLoc(), utils::RepeatLoopNote,
          DiagnosticIDs::Note);
 }
 

@@ -276,65 +276,79 @@ std::optional<DeviceKind> DeviceAnalysis::ofDeviceChoice(const Expr *E,
   return std::nullopt;
 }
 
+/// kCPU, DeviceType::CPU, kCUDA; a ScalarType converted to options, which
+/// carries no device. std::nullopt for an expression of another type.
+static std::optional<DeviceKind> ofDeviceEnum(const Expr *E,
+                                              const ASTContext &Ctx) {
+  const auto *ET = E->getType()->getAs<EnumType>();
+  if (!ET)
+    return std::nullopt;
+  if (ET->getDecl()->getName() == "ScalarType")
+    return DeviceKind::Cpu;
+  if (ET->getDecl()->getName() != "DeviceType")
+    return DeviceKind::Unknown;
+  Expr::EvalResult Value;
+  if (E->isValueDependent() || !E->EvaluateAsInt(Value, Ctx))
+    return std::nullopt;
+  int64_t V = Value.Val.getInt().getExtValue();
+  return V == 0   ? DeviceKind::Cpu
+         : V == 1 ? DeviceKind::Cuda
+                  : DeviceKind::Unknown;
+}
+
+/// "cpu", "cuda:0".
+static DeviceKind ofDeviceName(llvm::StringRef Text) {
+  if (Text == "cpu" || Text.starts_with("cpu:"))
+    return DeviceKind::Cpu;
+  if (Text == "cuda" || Text.starts_with("cuda:"))
+    return DeviceKind::Cuda;
+  return DeviceKind::Unknown;
+}
+
+/// torch::device(x), options.device(x), options chains and dtype(kFloat)
+/// and the like, which make options without a device: on the CPU.
+/// \p OfDevice is the analysis one level deeper.
+static DeviceKind
+ofOptionsCall(const CallExpr *CE,
+              llvm::function_ref<DeviceKind(const Expr *)> OfDevice) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  llvm::StringRef Name =
+      FD && FD->getIdentifier() ? FD->getName() : llvm::StringRef();
+  if (Name == "device" && CE->getNumArgs() >= 1)
+    return OfDevice(CE->getArg(0));
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE)) {
+    const CXXMethodDecl *M = MC->getMethodDecl();
+    if (M && M->getParent()->getName() == "TensorOptions")
+      return OfDevice(MC->getImplicitObjectArgument());
+  }
+  if (Name == "dtype" || Name == "requires_grad" || Name == "layout")
+    return DeviceKind::Cpu;
+  return DeviceKind::Unknown;
+}
+
 DeviceKind DeviceAnalysis::ofDevice(const Expr *E, unsigned Depth) {
   E = ignoreWrappers(E);
   if (!E || Depth > 8)
     return DeviceKind::Unknown;
-  // kCPU, DeviceType::CPU, kCUDA.
-  if (const auto *ET = E->getType()->getAs<EnumType>()) {
-    // A ScalarType converted to options carries no device.
-    if (ET->getDecl()->getName() == "ScalarType")
-      return DeviceKind::Cpu;
-    if (ET->getDecl()->getName() != "DeviceType")
-      return DeviceKind::Unknown;
-    Expr::EvalResult Value;
-    if (!E->isValueDependent() && E->EvaluateAsInt(Value, Ctx)) {
-      int64_t V = Value.Val.getInt().getExtValue();
-      return V == 0   ? DeviceKind::Cpu
-             : V == 1 ? DeviceKind::Cuda
-                      : DeviceKind::Unknown;
-    }
-  }
+  auto Deeper = [&](const Expr *V) { return ofDevice(V, Depth + 1); };
+  if (std::optional<DeviceKind> K = ofDeviceEnum(E, Ctx))
+    return *K;
   // Device(kCPU), Device(kCUDA, 0), Device("cuda:0"), TensorOptions(kCPU).
   if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
-    if (CE->getNumArgs() == 0)
-      return CE->getType()->getAsCXXRecordDecl() &&
-                     CE->getType()->getAsCXXRecordDecl()->getName() ==
-                         "TensorOptions"
-                 ? DeviceKind::Cpu
-                 : DeviceKind::Unknown;
-    return ofDevice(CE->getArg(0), Depth + 1);
+    if (CE->getNumArgs() > 0)
+      return Deeper(CE->getArg(0));
+    const CXXRecordDecl *RD = CE->getType()->getAsCXXRecordDecl();
+    return RD && RD->getName() == "TensorOptions" ? DeviceKind::Cpu
+                                                  : DeviceKind::Unknown;
   }
-  if (const auto *SL = dyn_cast<StringLiteral>(E)) {
-    llvm::StringRef Text = SL->getString();
-    if (Text == "cpu" || Text.starts_with("cpu:"))
-      return DeviceKind::Cpu;
-    if (Text == "cuda" || Text.starts_with("cuda:"))
-      return DeviceKind::Cuda;
-    return DeviceKind::Unknown;
-  }
+  if (const auto *SL = dyn_cast<StringLiteral>(E))
+    return ofDeviceName(SL->getString());
   if (std::optional<DeviceKind> K = ofDeviceChoice(E, Depth))
     return *K;
-  // torch::device(x), options.device(x), and options chains.
-  if (const auto *CE = dyn_cast<CallExpr>(E)) {
-    const FunctionDecl *FD = CE->getDirectCallee();
-    if (FD && FD->getIdentifier() && FD->getName() == "device" &&
-        CE->getNumArgs() >= 1)
-      return ofDevice(CE->getArg(0), Depth + 1);
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE)) {
-      const CXXMethodDecl *M = MC->getMethodDecl();
-      if (M && M->getParent()->getName() == "TensorOptions")
-        return ofDevice(MC->getImplicitObjectArgument(), Depth + 1);
-    }
-    // dtype(kFloat) and the like: options without a device are on the CPU.
-    if (FD && FD->getIdentifier() &&
-        (FD->getName() == "dtype" || FD->getName() == "requires_grad" ||
-         FD->getName() == "layout"))
-      return DeviceKind::Cpu;
-    return DeviceKind::Unknown;
-  }
+  if (const auto *CE = dyn_cast<CallExpr>(E))
+    return ofOptionsCall(CE, Deeper);
   if (isa<DeclRefExpr>(E))
-    return ofVariable(E, [&](const Expr *V) { return ofDevice(V, Depth + 1); });
+    return ofVariable(E, Deeper);
   return DeviceKind::Unknown;
 }
 

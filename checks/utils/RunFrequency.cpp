@@ -264,16 +264,13 @@ RepeatReason RunFrequency::ofConstructions(const CXXRecordDecl *RD,
   return Result;
 }
 
-std::string describeRepeat(const RepeatReason &R, const SourceManager &SM) {
-  std::string Line =
-      R.Loop ? std::to_string(SM.getExpansionLineNumber(R.Loop->getBeginLoc()))
-             : "";
+std::string describeRepeat(const RepeatReason &R) {
   if (!R.Through)
-    return "in every iteration of the loop at line " + Line;
+    return "in every iteration of a loop";
   std::string Fn = "'" + R.Through->getNameAsString() + "'";
   if (!R.Loop)
     return "in every call of " + Fn + ", which runs per step";
-  return "in every call of " + Fn + ", called in the loop at line " + Line;
+  return "in every call of " + Fn + ", called in a loop";
 }
 
 bool RunFrequency::isConstructedRepeatedly(const CXXRecordDecl *RD) {

@@ -62,9 +62,14 @@ private:
   llvm::DenseSet<const Decl *> InProgress;
 };
 
-/// "in every iteration of the loop at line N", "in every call of 'f', called
-/// in the loop at line N" or "in every call of 'forward', which runs per step".
-std::string describeRepeat(const RepeatReason &R, const SourceManager &SM);
+/// "in every iteration of a loop", "in every call of 'f', called in a loop"
+/// or "in every call of 'forward', which runs per step". A diagnostic's
+/// argument, never part of its format string: it holds the function's name.
+/// The loop is shown by a note at R.Loop (RepeatLoopNote), not by its line.
+std::string describeRepeat(const RepeatReason &R);
+
+/// The text of the note at the loop that repeats a reported statement.
+inline constexpr const char *RepeatLoopNote = "the loop that repeats it";
 
 /// The function as written: the template pattern of an instantiation, its
 /// canonical declaration.

@@ -36,11 +36,13 @@ void positiveOwnLoaders(torch::Device Device,
                         const std::vector<std::vector<float>> &Rows) {
   for (const auto &P : Paths) {
     Tensor X = loadImage(P).to(Device);
-    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-2]]; pin the source and copy with non_blocking=true so the copy overlaps with the computation [torch-blocking-host-to-device-copy]
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: blocking copy of host data to the device in every iteration of a loop; pin the source and copy with non_blocking=true so the copy overlaps with the computation [torch-blocking-host-to-device-copy]
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop that repeats it
     // CHECK-FIXES: {{^}}    Tensor X = (Device.is_cuda() ? loadImage(P).pin_memory() : loadImage(P)).to(Device, /*non_blocking=*/true);{{$}}
     Tensor Batch = collate(Paths);
     step(X + Batch.to(Device));
-    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-6]]
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: blocking copy of host data to the device in every iteration of a loop
+    // CHECK-MESSAGES: :[[@LINE-8]]:3: note: the loop that repeats it
     // CHECK-FIXES: {{^}}    step(X + (Device.is_cuda() ? Batch.pin_memory() : Batch).to(Device, /*non_blocking=*/true));{{$}}
   }
   for (const auto &Row : Rows) {
@@ -58,7 +60,8 @@ void positiveOwnLoaders(torch::Device Device,
 // Called from the loop below: every step.
 Tensor prepare(const std::string &Path, torch::Device Device) {
   return loadImage(Path).to(Device);
-  // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: blocking copy of host data to the device in every call of 'prepare', called in the loop at line [[@LINE+13]]; pin the source
+  // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: blocking copy of host data to the device in every call of 'prepare', called in a loop; pin the source
+  // CHECK-MESSAGES: :[[@LINE+13]]:3: note: the loop that repeats it
   // CHECK-FIXES: {{^}}  return (Device.is_cuda() ? loadImage(Path).pin_memory() : loadImage(Path)).to(Device, /*non_blocking=*/true);{{$}}
 }
 

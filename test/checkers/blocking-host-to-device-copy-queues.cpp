@@ -39,7 +39,8 @@ public:
       Tasks.pop();
     }
     use(torch::cat(States, 0).to(torch::kCUDA));
-    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: blocking copy of host data to the device in every call of 'infer', called in the loop at line 18; pin the source and copy with non_blocking=true so the copy overlaps with the computation [torch-blocking-host-to-device-copy]
+    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: blocking copy of host data to the device in every call of 'infer', called in a loop; pin the source and copy with non_blocking=true so the copy overlaps with the computation [torch-blocking-host-to-device-copy]
+    // CHECK-MESSAGES: :[[@LINE-25]]:5: note: the loop that repeats it
     // CHECK-FIXES: {{^}}    use(torch::cat(States, 0).pin_memory().to(torch::kCUDA, /*non_blocking=*/true));{{$}}
   }
   bool Running = true;

@@ -14,7 +14,8 @@ template <typename DataLoader>
 void trainEpoch(torch::Device device, DataLoader &Loader) {
   for (auto &batch : Loader) {
     auto data = batch.data.to(device);
-    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-2]]; pin the source and copy with non_blocking=true so the copy overlaps with the computation [torch-blocking-host-to-device-copy]
+    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: blocking copy of host data to the device in every iteration of a loop; pin the source and copy with non_blocking=true so the copy overlaps with the computation [torch-blocking-host-to-device-copy]
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop that repeats it
     // CHECK-FIXES: {{^}}    auto data = (device.is_cuda() ? batch.data.pin_memory() : batch.data).to(device, /*non_blocking=*/true);{{$}}
     step(data, data);
   }

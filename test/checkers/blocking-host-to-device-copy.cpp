@@ -10,7 +10,8 @@ void positiveDataLoaderBatches(torch::Device device) {
   auto Loader = torch::data::make_data_loader();
   for (auto &batch : *Loader) {
     auto data = batch.data.to(device);
-    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-2]]; pin the source and copy with non_blocking=true so the copy overlaps with the computation [torch-blocking-host-to-device-copy]
+    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: blocking copy of host data to the device in every iteration of a loop; pin the source and copy with non_blocking=true so the copy overlaps with the computation [torch-blocking-host-to-device-copy]
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop that repeats it
     // CHECK-FIXES: {{^}}    auto data = (device.is_cuda() ? batch.data.pin_memory() : batch.data).to(device, /*non_blocking=*/true);{{$}}
     auto target = batch.target.to(device, /*non_blocking=*/false);
     // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: blocking copy of host data
@@ -35,7 +36,8 @@ void positiveLoaderTargetFields(
     torch::Device device) {
   for (auto &batch : Loader) {
     auto tokens = batch.target.tokens.index({0}).to(device);
-    // CHECK-MESSAGES: :[[@LINE-1]]:50: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-2]]; pin the source and copy with non_blocking=true so the copy overlaps with the computation [torch-blocking-host-to-device-copy]
+    // CHECK-MESSAGES: :[[@LINE-1]]:50: warning: blocking copy of host data to the device in every iteration of a loop; pin the source and copy with non_blocking=true so the copy overlaps with the computation [torch-blocking-host-to-device-copy]
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop that repeats it
     // CHECK-FIXES: {{^}}    auto tokens = (device.is_cuda() ? batch.target.tokens.index({0}).pin_memory() : batch.target.tokens.index({0})).to(device, /*non_blocking=*/true);{{$}}
     step(tokens, batch.target.lengths);
   }
@@ -54,7 +56,8 @@ void positiveCudaAndHostBuffers(const std::vector<float *> &Frames,
   for (size_t I = 0; I < Frames.size(); ++I) {
     Tensor Frame = torch::from_blob(Frames[I], {64});
     Tensor OnGpu = Frame.cuda();
-    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-3]]
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: blocking copy of host data to the device in every iteration of a loop
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: the loop that repeats it
     // CHECK-FIXES: {{^}}    Tensor OnGpu = Frame.pin_memory().to(torch::kCUDA, /*non_blocking=*/true);{{$}}
     Tensor Labels = Results[I].cpu();
     step(OnGpu, Labels.to(torch::kCUDA));

@@ -61,7 +61,8 @@ void positiveOtherTargets(const Tensor &Pred) {
 void positiveChainThroughVariable(torch::Device device) {
   Tensor Steps = torch::arange(16).to(torch::kFloat);
   use(Steps.view({4, 4}).to(device));
-  // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: tensor made on the host by 'torch::arange' at line [[@LINE-2]] and then copied to the device
+  // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: tensor made on the host by 'torch::arange' and then copied to the device
+  // CHECK-MESSAGES: :[[@LINE-3]]:18: note: made on the host here
   // CHECK-FIXES: {{^}}  Tensor Steps = torch::arange(16, torch::dtype(torch::kFloat).device(device));{{$}}
   // CHECK-FIXES-NEXT: {{^}}  use(Steps.view({4, 4}));{{$}}
 }
@@ -86,7 +87,7 @@ void positiveArithmeticInTheChain(torch::Device device) {
   // Arithmetic keeps the device: made on the device, the product is there
   // too. No fix-it beyond the chains above: the message says how.
   use(torch::randn({2}).mul(2.0).to(device));
-  // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: tensor computed on the host from 'torch::randn' at line [[@LINE-1]] and then copied to the device; create it on the device by passing the device in its options, and the ops after it keep the device [torch-host-tensor-to-device]
+  // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: tensor computed on the host from 'torch::randn' and then copied to the device; create it on the device by passing the device in its options, and the ops after it keep the device [torch-host-tensor-to-device]
   // CHECK-MESSAGES: :[[@LINE-2]]:7: note: made on the host here
 }
 

@@ -13,7 +13,7 @@ struct CausalAttention : torch::nn::Module {
     Tensor Mask = torch::triu(torch::ones({4, 4}, torch::kInt), 1);
     Mask = Mask.unsqueeze(0).expand({2, -1, -1});
     return X + Mask.to(torch::kBool).to(X.device());
-    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: tensor computed on the host from 'torch::ones' at line [[@LINE-3]] and then copied to the device; create it on the device by passing the device in its options, and the ops after it keep the device [torch-host-tensor-to-device]
+    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: tensor computed on the host from 'torch::ones' and then copied to the device; create it on the device by passing the device in its options, and the ops after it keep the device [torch-host-tensor-to-device]
     // CHECK-MESSAGES: :[[@LINE-4]]:31: note: made on the host here
   }
 };
@@ -27,7 +27,7 @@ struct AddCoords : torch::nn::Module {
     Channel = Channel * 2 - 1;
     Channel -= 0.5;
     Channel = Channel.repeat({4, 1, 1}).to(Input.device());
-    // CHECK-MESSAGES: :[[@LINE-1]]:41: warning: tensor computed on the host from 'torch::arange' at line [[@LINE-7]] and 'torch::ones' at line [[@LINE-6]] and then copied to the device; create them on the device by passing the device in their options, and the ops after them keep the device [torch-host-tensor-to-device]
+    // CHECK-MESSAGES: :[[@LINE-1]]:41: warning: tensor computed on the host from 'torch::arange' and 'torch::ones' and then copied to the device; create them on the device by passing the device in their options, and the ops after them keep the device [torch-host-tensor-to-device]
     // CHECK-MESSAGES: :[[@LINE-8]]:18: note: made on the host here
     // CHECK-MESSAGES: :[[@LINE-8]]:17: note: made on the host here
     return torch::cat({Input, Channel}, 1);
@@ -38,7 +38,7 @@ struct AddCoords : torch::nn::Module {
 Tensor stepMask(torch::Device D) {
   auto Grid = torch::cat({torch::zeros({2}), torch::ones({2})});
   return (Grid * 3).to(D);
-  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: tensor computed on the host from 'torch::zeros' at line [[@LINE-2]] and 'torch::ones' at line [[@LINE-2]] and then copied to the device; create them on the device by passing the device in their options, and the ops after them keep the device [torch-host-tensor-to-device]
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: tensor computed on the host from 'torch::zeros' and 'torch::ones' and then copied to the device; create them on the device by passing the device in their options, and the ops after them keep the device [torch-host-tensor-to-device]
   // CHECK-MESSAGES: :[[@LINE-3]]:27: note: made on the host here
   // CHECK-MESSAGES: :[[@LINE-4]]:46: note: made on the host here
 }
@@ -58,8 +58,9 @@ Tensor gaussWindow(int Size) {
 
 Tensor filterWith(const Tensor &X, const Tensor &Win) {
   return X + Win.to(X.device(), torch::kFloat);
-  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: member 'Win' is made on the host and copied to the device in every call of 'filterWith', called in the loop at line [[@LINE+10]]; keep a copy on the device made once (register it with register_buffer so that module->to(device) moves it) [torch-host-tensor-to-device]
-  // CHECK-MESSAGES: :[[@LINE+5]]:17: note: 'Win' is made on the host here
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: member 'Win' is made on the host and copied to the device in every call of 'filterWith', called in a loop; keep a copy on the device made once (register it with register_buffer so that module->to(device) moves it) [torch-host-tensor-to-device]
+  // CHECK-MESSAGES: :[[@LINE+6]]:17: note: 'Win' is made on the host here
+  // CHECK-MESSAGES: :[[@LINE+9]]:5: note: the loop that repeats it
 }
 
 struct SmoothLoss : torch::nn::Module {
@@ -85,8 +86,9 @@ struct QuantOptimizer {
   void step(const std::vector<Tensor> &Params) {
     for (const Tensor &P : Params)
       use(Map.to(P.device(), torch::kFloat));
-    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: member 'Map' is made on the host and copied to the device in every iteration of the loop at line [[@LINE-2]]; keep a copy on the device made once (convert it once in the constructor) [torch-host-tensor-to-device]
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: member 'Map' is made on the host and copied to the device in every iteration of a loop; keep a copy on the device made once (convert it once in the constructor) [torch-host-tensor-to-device]
     // CHECK-MESSAGES: :[[@LINE-9]]:28: note: 'Map' is made on the host here
+    // CHECK-MESSAGES: :[[@LINE-4]]:5: note: the loop that repeats it
   }
   Tensor Map;
 };

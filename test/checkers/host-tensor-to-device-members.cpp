@@ -20,8 +20,9 @@ struct Normalizer {
   }
   Tensor apply(const Tensor &X, torch::Device D) const {
     return X + Mean.to(D);
-    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: member 'Mean' is made on the host and copied to the device in every call of 'apply', called in the loop at line [[@LINE+9]]; keep a copy on the device made once (convert it once in the constructor)
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: member 'Mean' is made on the host and copied to the device in every call of 'apply', called in a loop; keep a copy on the device made once (convert it once in the constructor)
     // CHECK-MESSAGES: :[[@LINE-5]]:12: note: 'Mean' is made on the host here
+    // CHECK-MESSAGES: :[[@LINE+8]]:3: note: the loop that repeats it
   }
   Tensor Mean;
 };

@@ -64,7 +64,8 @@ void positiveKeepsEveryOption(torch::Device device) {
 void positiveThroughVariable(torch::Device device) {
   Tensor Noise = torch::randn({8});
   Tensor OnDevice = Noise.to(device);
-  // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: tensor made on the host by 'torch::randn' at line [[@LINE-2]] and then copied to the device
+  // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: tensor made on the host by 'torch::randn' and then copied to the device
+  // CHECK-MESSAGES: :[[@LINE-3]]:18: note: made on the host here
   // CHECK-FIXES: {{^}}  Tensor Noise = torch::randn({8}, torch::device(device));{{$}}
   // CHECK-FIXES-NEXT: {{^}}  Tensor OnDevice = Noise;{{$}}
   use(OnDevice);
@@ -74,7 +75,8 @@ void warnWithoutFixWhenDeviceComesLater() {
   Tensor X = torch::ones({2});
   torch::Device D(torch::kCUDA);
   use(X.to(D));
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: tensor made on the host by 'torch::ones' at line [[@LINE-3]] and then copied to the device; create it on the device by passing the device in its options; no fix-it: the device is declared after the tensor [torch-host-tensor-to-device]
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: tensor made on the host by 'torch::ones' and then copied to the device; create it on the device by passing the device in its options; no fix-it: the device is declared after the tensor [torch-host-tensor-to-device]
+  // CHECK-MESSAGES: :[[@LINE-4]]:14: note: made on the host here
 }
 
 struct Normalize {

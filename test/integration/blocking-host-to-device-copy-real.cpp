@@ -13,7 +13,8 @@ template <typename Loader>
 void train(Loader &loader, torch::nn::Linear &model, torch::Device device) {
   for (auto &batch : loader) {
     auto out = model(batch.data.to(device));
-    // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-2]]
+    // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: blocking copy of host data to the device in every iteration of a loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop that repeats it
     // CHECK-FIXES: {{^}}    auto out = model((device.is_cuda() ? batch.data.pin_memory() : batch.data).to(device, /*non_blocking=*/true));{{$}}
     (void)out;
   }
@@ -26,7 +27,8 @@ void run(torch::nn::Linear &model, torch::Device device) {
   auto loader = torch::data::make_data_loader(std::move(dataset), 4);
   for (auto &batch : *loader) {
     auto data = batch.data.to(device);
-    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-2]]
+    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: blocking copy of host data to the device in every iteration of a loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop that repeats it
     // CHECK-FIXES: {{^}}    auto data = (device.is_cuda() ? batch.data.pin_memory() : batch.data).to(device, /*non_blocking=*/true);{{$}}
     model(data);
   }
@@ -66,7 +68,8 @@ void trainCaptions(torch::nn::Linear &model, torch::Device device) {
       CaptionData(), torch::data::DataLoaderOptions(4));
   for (auto &batch : *loader) {
     auto tokens = batch.target.tokens.index({torch::indexing::Slice(), 0}).to(device);
-    // CHECK-MESSAGES: :[[@LINE-1]]:76: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-2]]
+    // CHECK-MESSAGES: :[[@LINE-1]]:76: warning: blocking copy of host data to the device in every iteration of a loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop that repeats it
     // CHECK-FIXES: {{^}}    auto tokens = (device.is_cuda() ? batch.target.tokens.index({torch::indexing::Slice(), 0}).pin_memory() : batch.target.tokens.index({torch::indexing::Slice(), 0})).to(device, /*non_blocking=*/true);{{$}}
     model(tokens.to(torch::kFloat));
   }
@@ -88,7 +91,8 @@ torch::Tensor collate(std::vector<float> &buffer) {
 // Called from the loop in train(): runs every step.
 torch::Tensor prepare(std::vector<float> &buffer, torch::Device device) {
   return collate(buffer).to(device);
-  // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: blocking copy of host data to the device in every call of 'prepare', called in the loop at line [[@LINE+8]]
+  // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: blocking copy of host data to the device in every call of 'prepare', called in a loop
+  // CHECK-MESSAGES: :[[@LINE+8]]:3: note: the loop that repeats it
   // CHECK-FIXES: {{^}}  return (device.is_cuda() ? collate(buffer).pin_memory() : collate(buffer)).to(device, /*non_blocking=*/true);{{$}}
 }
 
@@ -98,7 +102,8 @@ void train(torch::nn::Linear &model, torch::Device device) {
   auto mean = loadSample(buffer).to(device);
   for (int step = 0; step < 3; ++step) {
     auto sample = loadSample(buffer).to(device);
-    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: blocking copy of host data to the device in every iteration of the loop at line [[@LINE-2]]
+    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: blocking copy of host data to the device in every iteration of a loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop that repeats it
     // CHECK-FIXES: {{^}}    auto sample = (device.is_cuda() ? loadSample(buffer).pin_memory() : loadSample(buffer)).to(device, /*non_blocking=*/true);{{$}}
     auto vec = torch::tensor(buffer).to(device);
     // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: blocking copy of host data
@@ -139,7 +144,7 @@ public:
     }
     if (!states.empty())
       model(torch::cat(states, 0).to(at::kCUDA));
-    // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: blocking copy of host data to the device in every call of 'infer', called in the loop at line {{[0-9]+}}
+    // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: blocking copy of host data to the device in every call of 'infer', called in a loop
     // CHECK-FIXES: {{^}}      model(torch::cat(states, 0).pin_memory().to(at::kCUDA, /*non_blocking=*/true));{{$}}
   }
   bool running = true;
