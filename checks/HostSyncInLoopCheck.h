@@ -11,7 +11,9 @@
 
 namespace clang::tidy::torch {
 
+namespace hostsync {
 class SyncAnalysis;
+} // namespace hostsync
 namespace utils {
 class RunFrequency;
 } // namespace utils
@@ -52,7 +54,7 @@ private:
   bool DeviceGeneric = false;
   /// Per translation unit: function summaries, and the sites already
   /// reported (a template's loop is seen once per instantiation).
-  std::unique_ptr<SyncAnalysis> Analysis;
+  std::unique_ptr<hostsync::SyncAnalysis> Analysis;
   /// Per translation unit: the calls of each function, to see where they run.
   std::unique_ptr<utils::RunFrequency> Calls;
   llvm::DenseSet<unsigned> Reported;
