@@ -464,7 +464,7 @@ bool isBoolTensor(const Expr *E, ASTContext &Ctx, unsigned Depth = 0) {
 llvm::SmallVector<const Expr *, 2> indexTensors(const Expr *E,
                                                 const Expr *&Self) {
   llvm::SmallVector<const Expr *, 2> Indices;
-  auto addIfTensor = [&](const Expr *I) {
+  auto AddIfTensor = [&](const Expr *I) {
     if (isTensorType(ignoreWrappers(I)->getType()))
       Indices.push_back(I);
   };
@@ -472,7 +472,7 @@ llvm::SmallVector<const Expr *, 2> indexTensors(const Expr *E,
     if (OC->getOperator() == OO_Subscript && OC->getNumArgs() == 2 &&
         isTensorType(OC->getArg(0)->getType())) {
       Self = OC->getArg(0);
-      addIfTensor(OC->getArg(1));
+      AddIfTensor(OC->getArg(1));
     }
     return Indices;
   }
@@ -481,7 +481,7 @@ llvm::SmallVector<const Expr *, 2> indexTensors(const Expr *E,
   if (const CXXMethodDecl *M = tensorMethod(E)) {
     Self = cast<CXXMemberCallExpr>(E)->getImplicitObjectArgument();
     if (M->getName() == "index_select" && CE->getNumArgs() == 2)
-      addIfTensor(CE->getArg(1));
+      AddIfTensor(CE->getArg(1));
     if (M->getName() != "index" || CE->getNumArgs() != 1)
       return Indices;
     const auto *List =
@@ -491,12 +491,12 @@ llvm::SmallVector<const Expr *, 2> indexTensors(const Expr *E,
              : nullptr;
     if (Init)
       for (const Expr *I : Init->inits())
-        addIfTensor(I);
+        AddIfTensor(I);
     return Indices;
   }
   if (isTorchFunction(FD, {"index_select"}) && CE->getNumArgs() == 3) {
     Self = CE->getArg(0);
-    addIfTensor(CE->getArg(2));
+    AddIfTensor(CE->getArg(2));
   }
   return Indices;
 }

@@ -151,49 +151,50 @@ void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   WalkResult R = Analysis->walkLoop(Loop);
   if (R.HasTrainingLoop || R.Sites.empty() || runsOnlyOnCpu(Loop, Ctx))
     return;
-  unsigned LoopLine = SM.getExpansionLineNumber(Loop->getBeginLoc());
   const bool InInstantiation =
       !match(stmt(isInTemplateInstantiation()), *Loop, Ctx).empty();
+  for (const Finding &Found : findingsOf(R, SM).Reported)
+    report(Found, Loop, InInstantiation, Ctx);
+}
 
-  for (const Finding &Found : findingsOf(R, SM).Reported) {
-    const Site &S = *Found.S;
-    SourceLocation Loc = S.Where->getExprLoc();
-    if (!Reported.insert(Loc.getRawEncoding()).second)
-      continue;
-    const FoundSync &F = S.Sync;
-    utils::recordPayload("torch-host-sync-in-loop", Loc, Loop, /*IsLoop=*/true,
-                         Ctx);
-    // A second copy to the CPU could travel with the first.
-    const char *Hint = Found.FirstCopy ? MergeCopiesHint : hintFor(F);
-    auto noteFirstCopy = [&] {
-      if (Found.FirstCopy)
-        diag(Found.FirstCopy->getExprLoc(),
-             "the iteration's first copy to the CPU is here; one copy of both "
-             "needs one synchronization",
-             DiagnosticIDs::Note);
-    };
-    if (F.Through.empty()) {
-      std::optional<AccumulateFix> Fix;
-      if (F.Kind == &ItemSync && !InInstantiation)
-        Fix = accumulateOnDevice(F.Sync, Loop, Ctx, SM, getLangOpts());
-      // The warning is emitted before its note.
-      diag(Loc, "%0 synchronizes the host with the device per iteration of "
-                "the loop at line %1; %2")
-          << F.What << LoopLine << Hint
-          << llvm::ArrayRef<FixItHint>(Fix ? Fix->Hints
-                                           : llvm::SmallVector<FixItHint, 3>());
-      noteFirstCopy();
-      continue;
-    }
+/// One warning per site, then its notes: the loop, the sync a call reaches,
+/// and the iteration's first copy to the CPU a second copy could join.
+void HostSyncInLoopCheck::report(const Finding &Found, const Stmt *Loop,
+                                 bool InInstantiation, ASTContext &Ctx) {
+  const Site &S = *Found.S;
+  SourceLocation Loc = S.Where->getExprLoc();
+  if (!Reported.insert(Loc.getRawEncoding()).second)
+    return;
+  const FoundSync &F = S.Sync;
+  utils::recordPayload("torch-host-sync-in-loop", Loc, Loop, /*IsLoop=*/true,
+                       Ctx);
+  // A second copy to the CPU could travel with the first.
+  const char *Hint = Found.FirstCopy ? MergeCopiesHint : hintFor(F);
+  if (F.Through.empty()) {
+    std::optional<AccumulateFix> Fix;
+    if (F.Kind == &ItemSync && !InInstantiation)
+      Fix = accumulateOnDevice(F.Sync, Loop, Ctx, Ctx.getSourceManager(),
+                               getLangOpts());
+    diag(Loc, "%0 synchronizes the host with the device per iteration of "
+              "the loop; %1")
+        << F.What << Hint
+        << llvm::ArrayRef<FixItHint>(Fix ? Fix->Hints
+                                         : llvm::SmallVector<FixItHint, 3>());
+  } else {
     diag(Loc, "call to %0 synchronizes the host with the device per "
-              "iteration of the loop at line %1: %2 at line %3%4; %5")
-        << calleeName(S.Where, F.Through.front()) << LoopLine << F.What
-        << SM.getExpansionLineNumber(F.Sync->getExprLoc()) << throughPath(F)
+              "iteration of the loop: %1%2; %3")
+        << calleeName(S.Where, F.Through.front()) << F.What << throughPath(F)
         << Hint;
+  }
+  diag(Loop->getBeginLoc(), "loop here", DiagnosticIDs::Note);
+  if (!F.Through.empty())
     diag(F.Sync->getExprLoc(), "%0 synchronizes here", DiagnosticIDs::Note)
         << F.What;
-    noteFirstCopy();
-  }
+  if (Found.FirstCopy)
+    diag(Found.FirstCopy->getExprLoc(),
+         "the iteration's first copy to the CPU is here; one copy of both "
+         "needs one synchronization",
+         DiagnosticIDs::Note);
 }
 
 TORCH_TIDY_CHECK_FACTORY(HostSyncInLoopCheck)

@@ -13,6 +13,7 @@ namespace clang::tidy::torch {
 
 namespace hostsync {
 class SyncAnalysis;
+struct Finding;
 } // namespace hostsync
 namespace utils {
 class RunFrequency;
@@ -41,6 +42,8 @@ private:
   bool projectNeverSelectsCuda() const;
   bool mayRunOnDevice(ASTContext &Ctx, const SourceManager &SM);
   bool runsOnlyOnCpu(const Stmt *Loop, ASTContext &Ctx);
+  void report(const hostsync::Finding &Found, const Stmt *Loop,
+              bool InInstantiation, ASTContext &Ctx);
 
   const unsigned MaxCallDepth;
   const bool CheckCpuOnlyCode;
