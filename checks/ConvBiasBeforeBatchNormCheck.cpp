@@ -16,9 +16,6 @@
 
 #include "ConvBiasBeforeBatchNormCheck.h"
 #include "TorchTidyModule.h"
-#include "utils/DeviceAnalysis.h"
-#include "utils/FindingPayload.h"
-#include "utils/TorchUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -29,6 +26,13 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "utils/ConstantFacts.h"
+#include "utils/DeviceAnalysis.h"
+#include "utils/FindingPayload.h"
+#include "utils/LibTorchHeaders.h"
+#include "utils/LibTorchNames.h"
+#include "utils/ParentWalk.h"
+#include "utils/SourceText.h"
 #include <optional>
 
 using namespace clang::ast_matchers;

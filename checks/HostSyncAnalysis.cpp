@@ -14,8 +14,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "HostSyncAnalysis.h"
+#include "utils/ConstantFacts.h"
 #include "utils/DeviceAnalysis.h"
-#include "utils/TorchUtils.h"
+#include "utils/LibTorchHeaders.h"
+#include "utils/Operators.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"

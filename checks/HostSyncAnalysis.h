@@ -15,7 +15,7 @@
 #define LIBTORCH_TIDY_CHECKS_HOSTSYNCANALYSIS_H
 
 #include "utils/DeviceAnalysis.h"
-#include "utils/TorchUtils.h"
+#include "utils/LibTorchHeaders.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"

@@ -11,8 +11,9 @@
 #include "HostSyncAnalysis.h"
 #include "TorchTidyModule.h"
 #include "utils/FindingPayload.h"
+#include "utils/LibTorchHeaders.h"
+#include "utils/ParentWalk.h"
 #include "utils/RunFrequency.h"
-#include "utils/TorchUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 

@@ -18,14 +18,19 @@
 
 #include "HostTensorToDeviceCheck.h"
 #include "TorchTidyModule.h"
-#include "utils/DeviceAnalysis.h"
-#include "utils/FindingPayload.h"
-#include "utils/TorchUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "utils/ConstantFacts.h"
+#include "utils/DeviceAnalysis.h"
+#include "utils/FindingPayload.h"
+#include "utils/LibTorchHeaders.h"
+#include "utils/LibTorchNames.h"
+#include "utils/Operators.h"
+#include "utils/ParentWalk.h"
+#include "utils/SourceText.h"
 
 using namespace clang::ast_matchers;
 
