@@ -12,6 +12,7 @@
 #include "utils/DeviceAnalysis.h"
 #include "utils/LibTorchNames.h"
 #include "utils/SourceText.h"
+#include "clang-tidy/utils/DeclRefExprUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -225,14 +226,12 @@ bool isPlainUseOutside(const DeclRefExpr *Ref, SourceRange LoopRange,
 bool othersUseTotalPlainly(const Accumulation &A, const Stmt *Loop,
                            const Stmt &Body, ASTContext &Ctx,
                            const SourceManager &SM) {
-  auto Refs =
-      match(findAll(declRefExpr(to(varDecl(equalsNode(A.Total)))).bind("ref")),
-            Body, Ctx);
-  return llvm::all_of(Refs, [&](const BoundNodes &Node) {
-    const auto *Ref = Node.getNodeAs<DeclRefExpr>("ref");
-    return Ref == A.TotalRef ||
-           isPlainUseOutside(Ref, Loop->getSourceRange(), Ctx, SM);
-  });
+  return llvm::all_of(
+      tidy::utils::decl_ref_expr::allDeclRefExprs(*A.Total, Body, Ctx),
+      [&](const DeclRefExpr *Ref) {
+        return Ref == A.TotalRef ||
+               isPlainUseOutside(Ref, Loop->getSourceRange(), Ctx, SM);
+      });
 }
 
 /// The text of \p E, in parentheses unless \p Bare says it needs none.

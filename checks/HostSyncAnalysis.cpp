@@ -18,6 +18,7 @@
 #include "utils/DeviceAnalysis.h"
 #include "utils/LibTorchHeaders.h"
 #include "utils/Operators.h"
+#include "clang-tidy/utils/DeclRefExprUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -1106,11 +1107,10 @@ UseKind SyncAnalysis::useOfVariable(const VarDecl *VD, unsigned Depth) {
       dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
   if (!VD->isLocalVarDecl() || !Fn || !Fn->getBody())
     return UseKind::Other;
-  auto Refs = match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("r")),
-                    *Fn->getBody(), Ctx);
   std::optional<UseKind> Strongest;
-  for (const auto &Node : Refs) {
-    UseKind Use = useOf(Node.getNodeAs<DeclRefExpr>("r"), Depth);
+  for (const DeclRefExpr *Ref : tidy::utils::decl_ref_expr::allDeclRefExprs(
+           *VD, *Fn->getBody(), Ctx)) {
+    UseKind Use = useOf(Ref, Depth);
     if (!Strongest || Use > *Strongest)
       Strongest = Use;
   }
