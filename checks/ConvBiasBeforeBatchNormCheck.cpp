@@ -16,9 +16,8 @@
 
 #include "ConvBiasBeforeBatchNormCheck.h"
 #include "TorchTidyModule.h"
-#include "utils/DeviceAnalysis.h"
-#include "utils/FindingPayload.h"
-#include "utils/TorchUtils.h"
+#include "clang-tidy/utils/OptionsUtils.h"
+#include "clang-tidy/utils/DeclRefExprUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -29,6 +28,13 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "utils/ConstantFacts.h"
+#include "utils/DeviceAnalysis.h"
+#include "utils/FindingPayload.h"
+#include "utils/LibTorchHeaders.h"
+#include "utils/LibTorchNames.h"
+#include "utils/ParentWalk.h"
+#include "utils/SourceText.h"
 #include <optional>
 
 using namespace clang::ast_matchers;
@@ -826,16 +832,9 @@ struct ConvBiasBeforeBatchNormCheck::State {
 
 ConvBiasBeforeBatchNormCheck::ConvBiasBeforeBatchNormCheck(
     StringRef Name, ClangTidyContext *Context)
-    : TorchCheck(Name, Context), CheckpointLoaders([&] {
-        std::vector<StringRef> Names;
-        StringRef List = Options.get("CheckpointLoaders", "load_state_dict");
-        SmallVector<StringRef, 4> Parts;
-        List.split(Parts, ';', -1, /*KeepEmpty=*/false);
-        for (StringRef P : Parts)
-          if (!P.trim().empty())
-            Names.push_back(P.trim());
-        return Names;
-      }()),
+    : TorchCheck(Name, Context),
+      CheckpointLoaders(tidy::utils::options::parseStringList(
+          Options.get("CheckpointLoaders", "load_state_dict"))),
       TU(std::make_unique<State>()) {}
 
 ConvBiasBeforeBatchNormCheck::~ConvBiasBeforeBatchNormCheck() = default;
@@ -1239,10 +1238,8 @@ const DeclRefExpr *overwrites(const Stmt *S, const VarDecl *Var) {
 const DeclRefExpr *MemberAnalysis::singleRead(const Stmt *S, const VarDecl *Var,
                                               const DeclRefExpr *Skip) {
   const DeclRefExpr *Ref = nullptr;
-  for (const BoundNodes &Found :
-       match(findAll(declRefExpr(to(varDecl(equalsNode(Var)))).bind("ref")), *S,
-             Ctx)) {
-    const auto *R = Found.getNodeAs<DeclRefExpr>("ref");
+  for (const DeclRefExpr *R :
+       tidy::utils::decl_ref_expr::allDeclRefExprs(*Var, *S, Ctx)) {
     if (R == Skip)
       continue;
     if (Ref)
@@ -1268,8 +1265,7 @@ bool MemberAnalysis::readAfter(const CompoundStmt *Compound, const Stmt *After,
   bool Past = false;
   for (const Stmt *S : Compound->body()) {
     if (Past &&
-        !match(findAll(declRefExpr(to(varDecl(equalsNode(Var))))), *S, Ctx)
-             .empty())
+        !tidy::utils::decl_ref_expr::allDeclRefExprs(*Var, *S, Ctx).empty())
       return true;
     if (S == After)
       Past = true;

@@ -13,13 +13,15 @@
 
 #include "DebugApiEnabledCheck.h"
 #include "TorchTidyModule.h"
-#include "utils/FindingPayload.h"
-#include "utils/TorchUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "utils/ConstantFacts.h"
+#include "utils/FindingPayload.h"
+#include "utils/LibTorchHeaders.h"
+#include "utils/LibTorchNames.h"
 
 using namespace clang::ast_matchers;
 

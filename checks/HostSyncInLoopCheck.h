@@ -11,7 +11,10 @@
 
 namespace clang::tidy::torch {
 
+namespace hostsync {
 class SyncAnalysis;
+struct Finding;
+} // namespace hostsync
 namespace utils {
 class RunFrequency;
 } // namespace utils
@@ -39,6 +42,8 @@ private:
   bool projectNeverSelectsCuda() const;
   bool mayRunOnDevice(ASTContext &Ctx, const SourceManager &SM);
   bool runsOnlyOnCpu(const Stmt *Loop, ASTContext &Ctx);
+  void report(const hostsync::Finding &Found, const Stmt *Loop,
+              bool InInstantiation, ASTContext &Ctx);
 
   const unsigned MaxCallDepth;
   const bool CheckCpuOnlyCode;
@@ -52,7 +57,7 @@ private:
   bool DeviceGeneric = false;
   /// Per translation unit: function summaries, and the sites already
   /// reported (a template's loop is seen once per instantiation).
-  std::unique_ptr<SyncAnalysis> Analysis;
+  std::unique_ptr<hostsync::SyncAnalysis> Analysis;
   /// Per translation unit: the calls of each function, to see where they run.
   std::unique_ptr<utils::RunFrequency> Calls;
   llvm::DenseSet<unsigned> Reported;

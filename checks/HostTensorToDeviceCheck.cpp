@@ -18,14 +18,20 @@
 
 #include "HostTensorToDeviceCheck.h"
 #include "TorchTidyModule.h"
-#include "utils/DeviceAnalysis.h"
-#include "utils/FindingPayload.h"
-#include "utils/TorchUtils.h"
+#include "clang-tidy/utils/DeclRefExprUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "utils/ConstantFacts.h"
+#include "utils/DeviceAnalysis.h"
+#include "utils/FindingPayload.h"
+#include "utils/LibTorchHeaders.h"
+#include "utils/LibTorchNames.h"
+#include "utils/Operators.h"
+#include "utils/ParentWalk.h"
+#include "utils/SourceText.h"
 
 using namespace clang::ast_matchers;
 
@@ -247,8 +253,7 @@ const VarDecl *singleUseLocal(const DeclRefExpr *Ref, ASTContext &Ctx) {
   const auto *Fn =
       dyn_cast_or_null<FunctionDecl>(Var->getParentFunctionOrMethod());
   if (!Fn || !Fn->getBody() ||
-      match(findAll(declRefExpr(to(varDecl(equalsNode(Var)))).bind("ref")),
-            *Fn->getBody(), Ctx)
+      tidy::utils::decl_ref_expr::allDeclRefExprs(*Var, *Fn->getBody(), Ctx)
               .size() != 1)
     return nullptr;
   return Var;
@@ -1033,10 +1038,8 @@ bool HostMadeFinder::onlyFeed(const CXXMemberCallExpr *Move) {
     const Stmt *Body = utils::enclosingFunctionBody(VD);
     if (!Body)
       return false;
-    auto Refs = match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("r")),
-                      *Body, Ctx);
-    for (const auto &Node : Refs) {
-      const auto *Ref = Node.getNodeAs<DeclRefExpr>("r");
+    for (const DeclRefExpr *Ref :
+         tidy::utils::decl_ref_expr::allDeclRefExprs(*VD, *Body, Ctx)) {
       if (Visited.contains(Ref) || isWritePosition(Ref, Ctx))
         continue;
       // Reads after `x = x.to(d)` see the device tensor.

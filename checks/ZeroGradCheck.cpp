@@ -12,14 +12,15 @@
 
 #include "ZeroGradCheck.h"
 #include "TorchTidyModule.h"
-#include "utils/FindingPayload.h"
-#include "utils/TorchUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/StringSet.h"
+#include "utils/FindingPayload.h"
+#include "utils/LibTorchHeaders.h"
+#include "utils/LibTorchVersion.h"
 
 using namespace clang::ast_matchers;
 

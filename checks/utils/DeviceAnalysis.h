@@ -9,6 +9,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_UTILS_DEVICEANALYSIS_H
 #define LIBTORCH_TIDY_CHECKS_UTILS_DEVICEANALYSIS_H
 
+#include "Operators.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
@@ -33,12 +34,6 @@ const Expr *ignoreWrappers(const Expr *E);
 /// The elements of a tensor list written in place (`{a, b}`), through the
 /// constructors of TensorList and std::vector; null for anything else.
 const InitListExpr *writtenTensorList(const Expr *E);
-/// `<`, `>`, `<=`, `>=`, `==`, `!=`.
-bool isComparisonOperator(OverloadedOperatorKind Op);
-/// `+`, `-`, `*`, `/`.
-bool isArithmeticOperator(OverloadedOperatorKind Op);
-/// `&`, `|`, `^`, `~`, `!`.
-bool isBitwiseOrLogicalOperator(OverloadedOperatorKind Op);
 bool isTensorRecord(const CXXRecordDecl *RD);
 /// at::Tensor or at::TensorBase, through references and typedefs.
 bool isTensorType(QualType T);

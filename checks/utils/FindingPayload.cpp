@@ -2,7 +2,9 @@
 
 #include "FindingPayload.h"
 #include "DeviceAnalysis.h"
-#include "TorchUtils.h"
+#include "LibTorchHeaders.h"
+#include "ParentWalk.h"
+#include "SourceText.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"

@@ -1,7 +1,8 @@
 //===--- RunFrequency.cpp - libtorch-tidy ---------------------------------===//
 
 #include "RunFrequency.h"
-#include "TorchUtils.h"
+#include "ConstantFacts.h"
+#include "LibTorchHeaders.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 

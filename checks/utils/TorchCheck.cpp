@@ -1,7 +1,7 @@
 //===--- TorchCheck.cpp - libtorch-tidy -----------------------------------===//
 
 #include "TorchCheck.h"
-#include "TorchUtils.h"
+#include "LibTorchHeaders.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"

@@ -16,7 +16,7 @@ void valueArgument(at::Tensor t) {
   float total = 0;
   for (int i = 0; i < 3; ++i) {
     total += t.cuda().item<123456789>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'item()' synchronizes the host with the device per iteration of the loop at line 17; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'item()' synchronizes the host with the device per iteration of the loop; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
   }
   (void)total;
 }
@@ -25,7 +25,7 @@ void emptyPack(at::Tensor t) {
   float total = 0;
   for (int i = 0; i < 3; ++i) {
     total += t.cuda().item<>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'item()' synchronizes the host with the device per iteration of the loop at line 26; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'item()' synchronizes the host with the device per iteration of the loop; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
   }
   (void)total;
 }

@@ -16,9 +16,9 @@ void positiveIndexAndBound(const Tensor &Labels, const Tensor &Lengths,
                            std::vector<int> &Hist, Tensor Values) {
   for (int I = 0; I < 10; ++I) {
     Hist[Labels[I].item<int64_t>()] += 1;
-    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item()' synchronizes the host with the device per iteration of the loop; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
     int64_t Len = Lengths[I].item<int64_t>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-4]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'item()' synchronizes the host with the device per iteration of the loop; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
     for (int64_t J = 0; J < Len; ++J)
       Hist[J] += 1;
     Tensor Row = Values[Labels[I].item<int64_t>()];
@@ -33,7 +33,7 @@ void positiveLogging(const std::vector<Tensor> &Batches,
   for (const auto &X : Batches) {
     Tensor Loss = computeLoss(X);
     std::printf("step %d loss %f\n", Step++, Loss.item<float>());
-    // CHECK-MESSAGES: :[[@LINE-1]]:51: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]; log it every N steps [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:51: warning: 'item()' synchronizes the host with the device per iteration of the loop; log it every N steps [torch-host-sync-in-loop]
     float Value = Loss.item<float>();
     // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'item()' synchronizes {{.*}}; log it every N steps [torch-host-sync-in-loop]
     std::cout << "loss " << Value << "\n";
@@ -45,7 +45,7 @@ void positiveLogging(const std::vector<Tensor> &Batches,
 void positivePrintingATensor(const std::vector<Tensor> &Batches) {
   for (const auto &X : Batches)
     std::cout << computeLoss(X) << "\n";
-  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: printing a tensor synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; print it after the loop or every N steps [torch-host-sync-in-loop]
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: printing a tensor synchronizes the host with the device per iteration of the loop; print it after the loop or every N steps [torch-host-sync-in-loop]
 }
 
 float positiveAccumulation(const std::vector<Tensor> &Batches) {
@@ -64,8 +64,9 @@ void positiveReturnedThenUsedAsAnIndex(const std::vector<Tensor> &Batches,
                                        std::vector<int> &Hist) {
   for (const auto &X : Batches)
     Hist[static_cast<size_t>(readLoss(X))] += 1;
-  // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: call to 'readLoss' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]: 'item()' at line [[@LINE-6]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
-  // CHECK-MESSAGES: :[[@LINE-7]]:50: note: 'item()' synchronizes here
+  // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: call to 'readLoss' synchronizes the host with the device per iteration of the loop: 'item()'; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: loop here
+  // CHECK-MESSAGES: :[[@LINE-8]]:50: note: 'item()' synchronizes here
 }
 
 void positiveOtherUses(const std::vector<Tensor> &Batches,

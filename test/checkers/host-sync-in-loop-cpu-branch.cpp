@@ -35,7 +35,7 @@ private:
     float Sum = 0;
     for (const auto &X : Batches)
       Sum = step(X).item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'item()' synchronizes the host with the device per iteration of the loop; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
     return Sum;
   }
 
@@ -70,7 +70,7 @@ template <typename Model>
 void Runner<Model>::runOnDevice(const std::vector<torch::Tensor> &Batches) {
   for (const auto &X : Batches)
     Last = step(X).template item<float>();
-  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
+  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item()' synchronizes the host with the device per iteration of the loop; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
 }
 
 // `is_cpu()` says CPU; a CUDA test does not (the else could be any device).
@@ -85,7 +85,7 @@ float evaluateElsewhere(const std::vector<torch::Tensor> &Batches) {
   float Sum = 0;
   for (const auto &X : Batches)
     Sum = step(X).item<float>();
-  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'item()' synchronizes the host with the device per iteration of the loop; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
   return Sum;
 }
 
@@ -94,7 +94,7 @@ float evaluateAnywhere(const std::vector<torch::Tensor> &Batches) {
   float Sum = 0;
   for (const auto &X : Batches)
     Sum = step(X).item<float>();
-  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'item()' synchronizes the host with the device per iteration of the loop; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
   return Sum;
 }
 

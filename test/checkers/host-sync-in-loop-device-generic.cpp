@@ -42,7 +42,7 @@ float train(const std::vector<torch::Tensor> &Batches) {
   float Last = 0;
   for (const auto &X : Batches) {
     Last = computeLoss(X).item<float>();
-    // CHECK-MESSAGES-GENERIC: :[[@LINE-1]]:27: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES-GENERIC: :[[@LINE-1]]:27: warning: 'item()' synchronizes the host with the device per iteration of the loop; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
   }
   return Last;
 }
@@ -102,7 +102,7 @@ public:
       for (auto &P : Group.params()) {
         torch::Tensor Norm = P.norm();
         double Ratio = Norm.item<double>() == 0.0 ? 1.0 : 0.5;
-        // CHECK-MESSAGES-OPT: :[[@LINE-1]]:29: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+        // CHECK-MESSAGES-OPT: :[[@LINE-1]]:29: warning: 'item()' synchronizes the host with the device per iteration of the loop; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
         P.add_(P.mul(Ratio));
       }
     return {};

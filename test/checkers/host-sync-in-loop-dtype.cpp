@@ -25,7 +25,7 @@ void positiveConversionsThatNameTheCpu(const std::vector<Tensor> &Batches,
                                        std::vector<Tensor> &Host) {
   for (const auto &X : Batches) {
     Host.push_back(X.to(torch::dtype(torch::kFloat).device(torch::kCPU)));
-    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; keep the data on the device, or copy it once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; keep the data on the device, or copy it once after the loop [torch-host-sync-in-loop]
     Host.push_back(X.to(torch::kCPU, torch::kFloat));
     // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: copying a tensor to the CPU synchronizes
   }
@@ -36,7 +36,7 @@ void positiveItemAfterADtypeConversion(const std::vector<Tensor> &Batches,
   for (const auto &X : Batches) {
     // The conversion keeps the tensor on its device: item() still syncs.
     Sum += X.to(Reference.dtype()).sum().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:42: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:42: warning: 'item()' synchronizes the host with the device per iteration of the loop; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
   }
 }
 

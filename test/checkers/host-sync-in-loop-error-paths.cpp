@@ -51,7 +51,7 @@ void positiveBranchWithNormalWork(const std::vector<Tensor> &Batches) {
     if (X.dim() == 2) {
       train(Loss);
       std::cout << Loss.item<float>() << "\n";
-      // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-5]]; log it every N steps [torch-host-sync-in-loop]
+      // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'item()' synchronizes the host with the device per iteration of the loop; log it every N steps [torch-host-sync-in-loop]
     } else {
       std::cout << "bad batch\n";
     }
@@ -65,7 +65,7 @@ void positivePrintingUnderAFlag(const std::vector<Tensor> &Batches,
     // A flag is no validity check: printing under it is per-iteration work.
     if (Verbose)
       std::cout << Loss << "\n";
-    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: printing a tensor synchronizes the host with the device per iteration of the loop at line [[@LINE-5]]; print it after the loop or every N steps [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: printing a tensor synchronizes the host with the device per iteration of the loop; print it after the loop or every N steps [torch-host-sync-in-loop]
     train(Loss);
   }
 }
@@ -137,10 +137,10 @@ void positiveChecksThatGoOn(const std::vector<Tensor> &Batches) {
     // A check that only warns lets the loop go on: its condition runs every
     // iteration.
     if (Loss.item<float>() > 1e6f)
-      // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-5]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+      // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item()' synchronizes the host with the device per iteration of the loop; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
       std::cerr << "large loss\n";
     warnOnly(Loss);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: call to 'warnOnly' synchronizes the host with the device per iteration of the loop at line [[@LINE-8]]: 'item()' at line [[@LINE-13]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: call to 'warnOnly' synchronizes the host with the device per iteration of the loop: 'item()'; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
     // CHECK-MESSAGES: :[[@LINE-14]]:15: note: 'item()' synchronizes here
     train(Loss);
   }

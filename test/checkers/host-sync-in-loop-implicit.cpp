@@ -14,7 +14,7 @@ void positiveBooleanMasks(const std::vector<Tensor> &Batches, Tensor Scores) {
   for (const auto &X : Batches) {
     Tensor Mask = X > 0.5;
     Tensor Kept = X.index({Mask});
-    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: boolean-mask indexing synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]; it runs 'nonzero' to size its output, so the host waits for it; keep the shape fixed ('where' with the mask, or multiply by it) or move it out of the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: boolean-mask indexing synchronizes the host with the device per iteration of the loop; it runs 'nonzero' to size its output, so the host waits for it; keep the shape fixed ('where' with the mask, or multiply by it) or move it out of the loop [torch-host-sync-in-loop]
     Tensor Picked = Scores[X.gt(0.1)];
     // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: boolean-mask indexing synchronizes
     Tensor Flags = torch::zeros({4}, torch::kBool);
@@ -33,11 +33,11 @@ void positiveDataDependentSizes(const std::vector<Tensor> &Batches,
                                 Tensor Repeats) {
   for (const auto &X : Batches) {
     Tensor Counts = torch::bincount(X);
-    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'bincount()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; its output size depends on the largest value, so the host waits for it; count into a fixed-size tensor with 'index_add_' or 'scatter_add_', or move it out of the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'bincount()' synchronizes the host with the device per iteration of the loop; its output size depends on the largest value, so the host waits for it; count into a fixed-size tensor with 'index_add_' or 'scatter_add_', or move it out of the loop [torch-host-sync-in-loop]
     Tensor Counts2 = X.bincount();
     // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'bincount()' synchronizes
     Tensor Spread = X.repeat_interleave(Repeats);
-    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'repeat_interleave()' synchronizes the host with the device per iteration of the loop at line [[@LINE-6]]; with a tensor of repeats its output size depends on the data, so the host waits for it; pass 'output_size' when the total is known, or move it out of the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'repeat_interleave()' synchronizes the host with the device per iteration of the loop; with a tensor of repeats its output size depends on the data, so the host waits for it; pass 'output_size' when the total is known, or move it out of the loop [torch-host-sync-in-loop]
     Tensor Spread2 = torch::repeat_interleave(X, Repeats);
     // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'repeat_interleave()' synchronizes
     auto Unique = torch::_unique2(X);
@@ -52,7 +52,7 @@ void positiveHostIndexTensor(Tensor Data, torch::Device Device, int Steps) {
   Tensor Range = torch::arange(32);
   for (int I = 0; I < Steps; ++I) {
     Tensor Batch = OnDevice.index_select(0, Perm);
-    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: indexing with a host tensor synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; an index tensor made on the host is copied to the device at every use; make it on the device [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: indexing with a host tensor synchronizes the host with the device per iteration of the loop; an index tensor made on the host is copied to the device at every use; make it on the device [torch-host-sync-in-loop]
     Tensor Head = OnDevice.index({Range});
     // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: indexing with a host tensor synchronizes
     Tensor Shuffled = OnDevice.cuda()[Perm];

@@ -66,7 +66,7 @@ void positiveConditionThatStaysInTheLoop(const std::vector<Tensor> &Batches,
                                          float &Best) {
   for (const auto &X : Batches) {
     float Loss = computeLoss(X).item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'item()' synchronizes the host with the device per iteration of the loop; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
     if (Loss < Best)
       Best = Loss;
   }
@@ -96,7 +96,7 @@ void positiveTwoCopiesThatCouldBeOne(Env &E, int Steps) {
     Tensor Out = policy(State);
     auto Actions = Out.cpu();
     auto Values = Out.sum().cpu();
-    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop at line [[@LINE-4]]; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
     // CHECK-MESSAGES: :[[@LINE-3]]:24: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
     State = E.step(Actions.data_ptr<int64_t>());
     std::cout << Values.data_ptr<float>()[0] << "\n";
@@ -115,7 +115,7 @@ void positiveTwoCopiesInACalledFunction(const std::vector<Tensor> &Batches,
                                         std::vector<float> &V) {
   for (const auto &X : Batches)
     readBoth(policy(X), P, V);
-  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: call to 'readBoth' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]: copying a tensor to the CPU at line [[@LINE-10]]; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: call to 'readBoth' synchronizes the host with the device per iteration of the loop: copying a tensor to the CPU; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
   // CHECK-MESSAGES: :[[@LINE-11]]:29: note: copying a tensor to the CPU synchronizes here
   // CHECK-MESSAGES: :[[@LINE-13]]:31: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
 }
@@ -154,7 +154,7 @@ void positiveCopyThenItem(const std::vector<Tensor> &Batches, float &Total,
     // A branch of its own is no condition.
     if (Flag)
       X.cpu();
-    // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop at line [[@LINE-7]]; keep the data on the device, or copy it once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; keep the data on the device, or copy it once after the loop [torch-host-sync-in-loop]
   }
 }
 
@@ -187,7 +187,7 @@ void positiveUntimedSyncDoesNotExcuse(const Tensor &X, int Steps) {
     torch::cuda::synchronize();
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'torch::cuda::synchronize()' synchronizes
     std::cout << Y.item<float>() << "\n";
-    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-5]]; log it every N steps [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item()' synchronizes the host with the device per iteration of the loop; log it every N steps [torch-host-sync-in-loop]
   }
 }
 
@@ -251,7 +251,7 @@ void positiveTwoLookups(const Vocab &V, Tensor Data, int Steps,
     Tensor Logits = decode(Data);
     Out << V.word(Logits.argmax(-1).item<int64_t>());
     Out << V.word(Logits.argmax(0).item<int64_t>());
-    // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-4]]; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'item()' synchronizes the host with the device per iteration of the loop; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
     // CHECK-MESSAGES: :[[@LINE-3]]:37: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
   }
 }
@@ -259,7 +259,7 @@ void positiveTwoLookups(const Vocab &V, Tensor Data, int Steps,
 void positiveBoundOfAnInnerLoop(const std::vector<Tensor> &Batches) {
   for (const auto &X : Batches) {
     int64_t N = decode(X).item<int64_t>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: 'item()' synchronizes the host with the device per iteration of the loop; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
     for (int64_t J = 0; J < N; ++J)
       policy(X);
   }
@@ -270,7 +270,7 @@ void positiveNumberThroughAHostFunction(const std::vector<Tensor> &Batches,
   float Total = 0;
   for (const auto &X : Batches)
     Total += smooth(computeLoss(X).item<float>());
-  // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
+  // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'item()' synchronizes the host with the device per iteration of the loop; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
   Out = Total;
 }
 
@@ -279,7 +279,7 @@ void positiveKeptByAStandardHelper(const std::vector<Tensor> &Batches,
   int Step = 0;
   for (const auto &X : Batches)
     History.push_back(std::make_pair(Step++, computeLoss(X).item<float>()));
-  // CHECK-MESSAGES: :[[@LINE-1]]:61: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
+  // CHECK-MESSAGES: :[[@LINE-1]]:61: warning: 'item()' synchronizes the host with the device per iteration of the loop; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
 }
 
 // ---- Loops over devices ----------------------------------------------------
@@ -308,7 +308,7 @@ double positiveLoopOverOtherKeys(const std::map<int, Tensor> &PerLayer) {
   double Sum = 0;
   for (const auto &[Layer, Norm] : PerLayer)
     Sum += Norm.item<double>();
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'item()' synchronizes the host with the device per iteration of the loop; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
   return Sum;
 }
 

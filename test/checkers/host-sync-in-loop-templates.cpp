@@ -15,11 +15,11 @@ T trainEpoch(ModelT &Model, const std::vector<torch::Tensor> &Batches,
   for (const auto &X : Batches) {
     torch::Tensor Loss = Model->forward(X.to(Device));
     Last = Loss.template item<T>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item()' synchronizes the host with the device per iteration of the loop; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
     float F = Loss.item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-5]]
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item()' synchronizes the host with the device per iteration of the loop
     torch::Tensor C = Loss.cpu();
-    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop at line [[@LINE-7]]
+    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop
     (void)F;
   }
   return Last;
@@ -32,9 +32,9 @@ template <typename T> struct Trainer {
   void run(int Steps, const torch::Tensor &Weights) {
     for (int I = 0; I < Steps; ++I) {
       Sum = Sum + Weights.template item<T>();
-      // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]
+      // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'item()' synchronizes the host with the device per iteration of the loop
       Sum = Sum + Loss.template item<T>();
-      // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-4]]
+      // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'item()' synchronizes the host with the device per iteration of the loop
     }
   }
 };
@@ -46,7 +46,7 @@ T instantiated(const std::vector<torch::Tensor> &Batches, torch::Device D) {
   for (const auto &X : Batches) {
     torch::Tensor Y = X.to(D);
     Last = Y.template item<T>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'item()' synchronizes the host with the device per iteration of the loop
   }
   return Last;
 }

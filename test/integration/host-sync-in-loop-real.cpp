@@ -35,9 +35,9 @@ void lambStep(torch::optim::Optimizer &optimizer, double lr) {
         continue;
       auto weight_norm = p.norm();
       double norm = weight_norm.item<double>();
-      // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-5]]; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
-      // CHECK-MESSAGES-GENERIC: :[[@LINE-2]]:33: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-6]]
-      // CHECK-MESSAGES-OPT: :[[@LINE-3]]:33: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-7]]
+      // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'item()' synchronizes the host with the device per iteration of the loop; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+      // CHECK-MESSAGES-GENERIC: :[[@LINE-2]]:33: warning: 'item()' synchronizes the host with the device per iteration of the loop
+      // CHECK-MESSAGES-OPT: :[[@LINE-3]]:33: warning: 'item()' synchronizes the host with the device per iteration of the loop
       double ratio = norm == 0.0 ? 1.0 : norm;
       p.add_(p.grad(), -lr * ratio);
     }
@@ -55,8 +55,8 @@ float trainOn(Net &model, torch::optim::SGD &optimizer,
     loss.backward();
     optimizer.step();
     last = loss.item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-7]]
-    // CHECK-MESSAGES-GENERIC: :[[@LINE-2]]:17: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-8]]
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'item()' synchronizes the host with the device per iteration of the loop
+    // CHECK-MESSAGES-GENERIC: :[[@LINE-2]]:17: warning: 'item()' synchronizes the host with the device per iteration of the loop
   }
   return last;
 }
@@ -72,8 +72,8 @@ T trainTemplate(ModelT &model, OptimizerT &optimizer,
     loss.backward();
     optimizer.step();
     last = loss.template item<T>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-6]]
-    // CHECK-MESSAGES-GENERIC: :[[@LINE-2]]:26: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-7]]
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item()' synchronizes the host with the device per iteration of the loop
+    // CHECK-MESSAGES-GENERIC: :[[@LINE-2]]:26: warning: 'item()' synchronizes the host with the device per iteration of the loop
     auto host = input.cpu();
     // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: copying a tensor to the CPU synchronizes
     // CHECK-MESSAGES-GENERIC: :[[@LINE-2]]:23: warning: copying a tensor to the CPU synchronizes
@@ -104,8 +104,8 @@ private:
     float last = 0;
     for (int step = 0; step < steps; ++step)
       last = model->forward(input).sum().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:42: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-2]]
-    // CHECK-MESSAGES-GENERIC: :[[@LINE-2]]:42: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]
+    // CHECK-MESSAGES: :[[@LINE-1]]:42: warning: 'item()' synchronizes the host with the device per iteration of the loop
+    // CHECK-MESSAGES-GENERIC: :[[@LINE-2]]:42: warning: 'item()' synchronizes the host with the device per iteration of the loop
     return last;
   }
   torch::Device device_;
@@ -123,13 +123,13 @@ float train(Net &model, torch::optim::SGD &optimizer, torch::Device device,
     optimizer.zero_grad();
     auto loss = torch::mse_loss(model->forward(input), target);
     AT_ASSERT(!std::isnan(loss.item<float>()));
-    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-6]]; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item()' synchronizes the host with the device per iteration of the loop; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
     loss.backward();
     torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'clip_grad_norm_()' synchronizes
     optimizer.step();
     running_loss += loss.item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-12]]; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item()' synchronizes the host with the device per iteration of the loop; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
     if (step % 10 == 0)
       std::cout << "step " << step << " loss " << loss << "\n";
   }
@@ -165,14 +165,14 @@ void implicitSyncs(Net &model, torch::Device device, int steps) {
   for (int step = 0; step < steps; ++step) {
     auto out = model->forward(data);
     auto positive = out.index({out > 0});
-    // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: boolean-mask indexing synchronizes the host with the device per iteration of the loop at line [[@LINE-3]]; it runs 'nonzero' to size its output, so the host waits for it; keep the shape fixed ('where' with the mask, or multiply by it) or move it out of the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: boolean-mask indexing synchronizes the host with the device per iteration of the loop; it runs 'nonzero' to size its output, so the host waits for it; keep the shape fixed ('where' with the mask, or multiply by it) or move it out of the loop [torch-host-sync-in-loop]
     auto mask = out.to(torch::kBool);
     auto kept = out[mask];
     // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: boolean-mask indexing synchronizes
     auto counts = torch::bincount(out.argmax(1));
     // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'bincount()' synchronizes
     auto batch = data.index_select(0, perm);
-    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: indexing with a host tensor synchronizes the host with the device per iteration of the loop at line [[@LINE-10]]; an index tensor made on the host is copied to the device at every use; make it on the device [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: indexing with a host tensor synchronizes the host with the device per iteration of the loop; an index tensor made on the host is copied to the device at every use; make it on the device [torch-host-sync-in-loop]
     // Integer and slice indexing is no sync.
     auto first = out[0];
     auto rows = out.index({torch::indexing::Slice(0, 2)});
@@ -206,12 +206,12 @@ void mergeableCopies(Net &model, torch::Device device, int steps) {
     auto out = model->forward(state);
     auto chosen = out.argmax(1).cpu();
     auto values = out.max().cpu();
-    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop at line [[@LINE-4]]; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
     // CHECK-MESSAGES: :[[@LINE-3]]:33: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
     std::printf("%ld %f\n", static_cast<long>(chosen.data_ptr<int64_t>()[0]),
                 values.data_ptr<float>()[0]);
     std::printf("loss %f\n", out.sum().item<float>());
-    // CHECK-MESSAGES: :[[@LINE-1]]:40: warning: 'item()' synchronizes the host with the device per iteration of the loop at line [[@LINE-9]]; log it every N steps [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:40: warning: 'item()' synchronizes the host with the device per iteration of the loop; log it every N steps [torch-host-sync-in-loop]
   }
 }
 

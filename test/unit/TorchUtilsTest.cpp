@@ -1,11 +1,16 @@
 //===--- TorchUtilsTest.cpp - libtorch-tidy -------------------------------===//
 //
-// The pure functions of checks/utils/TorchUtils.h: LibTorch versions and
+// The pure functions of checks/utils' topic files: LibTorch versions and
 // paths, and the facts about code they read from small programs.
 //
 //===----------------------------------------------------------------------===//
 
-#include "utils/TorchUtils.h"
+#include "utils/ConstantFacts.h"
+#include "utils/LibTorchHeaders.h"
+#include "utils/LibTorchNames.h"
+#include "utils/LibTorchVersion.h"
+#include "utils/ParentWalk.h"
+#include "utils/SourceText.h"
 #include "MockAst.h"
 #include "clang/AST/DeclCXX.h"
 #include <gtest/gtest.h>

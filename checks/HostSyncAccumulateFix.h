@@ -1,0 +1,41 @@
+//===--- HostSyncAccumulateFix.h - libtorch-tidy ----------------*- C++ -*-===//
+//
+// The fix-it torch-host-sync-in-loop offers for `total += x.item<T>();` in a
+// loop whose total is read only after it: accumulate on the device, read the
+// sum once after the loop.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_HOSTSYNCACCUMULATEFIX_H
+#define LIBTORCH_TIDY_CHECKS_HOSTSYNCACCUMULATEFIX_H
+
+#include "clang/Basic/Diagnostic.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+
+namespace clang {
+class ASTContext;
+class Expr;
+class LangOptions;
+class SourceManager;
+class Stmt;
+} // namespace clang
+
+namespace clang::tidy::torch::hostsync {
+
+/// The fix for `total += x.item<T>();` whose total is read only after the
+/// loop: accumulate on the device, read once after the loop.
+struct AccumulateFix {
+  llvm::SmallVector<FixItHint, 3> Hints;
+};
+
+/// The fix for the item() call \p ItemCall in \p Loop, or std::nullopt
+/// where the sum on the device could differ from the host's, or the total
+/// is seen inside the loop or through a reference.
+std::optional<AccumulateFix>
+accumulateOnDevice(const Expr *ItemCall, const Stmt *Loop, ASTContext &Ctx,
+                   const SourceManager &SM, const LangOptions &LangOpts);
+
+} // namespace clang::tidy::torch::hostsync
+
+#endif // LIBTORCH_TIDY_CHECKS_HOSTSYNCACCUMULATEFIX_H

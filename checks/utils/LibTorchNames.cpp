@@ -1,0 +1,38 @@
+//===--- LibTorchNames.cpp - libtorch-tidy --------------------------------===//
+
+#include "LibTorchNames.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+
+namespace clang::tidy::torch::utils {
+
+namespace {
+// Depth-bounded: a broken hierarchy must not recurse forever.
+bool sameOrDerived(const CXXRecordDecl *RD, llvm::StringRef QualifiedName,
+                   unsigned Depth) {
+  if (!RD || Depth > 16 || !RD->hasDefinition())
+    return false;
+  RD = RD->getDefinition();
+  if (RD->getIdentifier() && RD->getQualifiedNameAsString() == QualifiedName)
+    return true;
+  for (const CXXBaseSpecifier &Base : RD->bases())
+    if (sameOrDerived(Base.getType()->getAsCXXRecordDecl(), QualifiedName,
+                      Depth + 1))
+      return true;
+  return false;
+}
+} // namespace
+
+std::string torchNamespace(const ASTContext &Ctx) {
+  auto &Idents = const_cast<ASTContext &>(Ctx).Idents;
+  return Ctx.getTranslationUnitDecl()->lookup(&Idents.get("torch")).empty()
+             ? "at"
+             : "torch";
+}
+
+bool isSameOrDerivedFrom(const CXXRecordDecl *RD,
+                         llvm::StringRef QualifiedName) {
+  return sameOrDerived(RD, QualifiedName, 0);
+}
+
+} // namespace clang::tidy::torch::utils
