@@ -30,7 +30,9 @@ HostSyncInLoopCheck::HostSyncInLoopCheck(StringRef Name,
       CheckCpuOnlyCode(Options.get("CheckCpuOnlyCode", false)),
       ProjectSelectsCuda(Options.get("ProjectSelectsCuda", "unknown")),
       DetectedProjectSelectsCuda(
-          Options.get("DetectedProjectSelectsCuda", Options.getLocalOrGlobal("TorchProjectSelectsCuda", "unknown"))) {
+          Options.get("DetectedProjectSelectsCuda",
+                      Options.getLocalOrGlobal("TorchProjectSelectsCuda",
+                                               "unknown"))) {
   for (llvm::StringRef Option :
        {"ProjectSelectsCuda", "DetectedProjectSelectsCuda"}) {
     std::string Value = Options.get(Option, "unknown").str();

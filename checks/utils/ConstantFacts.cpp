@@ -58,7 +58,11 @@ bool isNeverReassigned(const VarDecl *VD, ASTContext &Ctx) {
                        hasAnyOverloadedOperatorName(
                            "=", "+=", "-=", "*=", "/=", "&=", "|=", "^="),
                        hasArgument(0, Ref)),
-                   unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)),
+                   // Built-in types (bool, int, enums) are assigned without
+                   // an operator call.
+                   binaryOperator(isAssignmentOperator(), hasLHS(Ref)),
+                   unaryOperator(hasAnyOperatorName("&", "++", "--"),
+                                 hasUnaryOperand(Ref)),
                    callExpr(forEachArgumentWithParam(
                        Ref, parmVarDecl(hasType(lValueReferenceType(
                                 pointee(unless(isConstQualified()))))))),

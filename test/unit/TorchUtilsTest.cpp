@@ -101,6 +101,24 @@ TEST(TorchUtilsTest, IsNeverReassigned) {
   EXPECT_FALSE(utils::isNeverReassigned(findVar(Ctx, "Addressed"), Ctx));
 }
 
+// Of built-in types (bool flags, device-type enums): plain assignments,
+// compound ones and increments.
+TEST(TorchUtilsTest, IsNeverReassignedBuiltin) {
+  std::unique_ptr<clang::ASTUnit> AST =
+      buildF("bool Kept = true; (void)Kept;\n"
+             "bool Flag = false; Flag = true;\n"
+             "int Count = 0; Count += 2;\n"
+             "int Steps = 0; ++Steps;\n"
+             "c10::DeviceType Type = torch::kCPU; Type = torch::kCUDA;");
+  ASSERT_TRUE(AST);
+  clang::ASTContext &Ctx = AST->getASTContext();
+  EXPECT_TRUE(utils::isNeverReassigned(findVar(Ctx, "Kept"), Ctx));
+  EXPECT_FALSE(utils::isNeverReassigned(findVar(Ctx, "Flag"), Ctx));
+  EXPECT_FALSE(utils::isNeverReassigned(findVar(Ctx, "Count"), Ctx));
+  EXPECT_FALSE(utils::isNeverReassigned(findVar(Ctx, "Steps"), Ctx));
+  EXPECT_FALSE(utils::isNeverReassigned(findVar(Ctx, "Type"), Ctx));
+}
+
 TEST(TorchUtilsTest, EnclosingFunctionOfBodiesAndInitializers) {
   std::unique_ptr<clang::ASTUnit> AST = buildMockAst(
       "#include <torch/torch.h>\n"
