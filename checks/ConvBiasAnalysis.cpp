@@ -392,12 +392,12 @@ BiasSite BiasAnalyzer::ofParameter(const ParmVarDecl *P, const Expr *BiasArg) {
 void BiasAnalyzer::addArgumentFix(BiasSite &Site, const ParmVarDecl *P) {
   const FunctionDecl *Callee = Bound->Callee;
   if (Callee->isVariadic()) {
-    Site.NoFix = "'" + Callee->getNameAsString() +
-                 "' takes a variable number of arguments";
+    Site.NoFix.quoted(Callee->getNameAsString())
+        .text(" takes a variable number of arguments");
     return;
   }
   if (Bound->Close.isInvalid() || Bound->Close.isMacroID()) {
-    Site.NoFix = "the call is written in a macro";
+    Site.NoFix.text("the call is written in a macro");
     return;
   }
   unsigned Written = llvm::count_if(
@@ -407,8 +407,9 @@ void BiasAnalyzer::addArgumentFix(BiasSite &Site, const ParmVarDecl *P) {
     const ParmVarDecl *Q = parameterWithDefault(Callee, J);
     const Expr *D = Q ? Q->getDefaultArg() : nullptr;
     if (!D || !isLiteral(D) || D->getBeginLoc().isMacroID()) {
-      Site.NoFix = "the parameters before '" + P->getName().str() +
-                   "' have defaults that are not literals";
+      Site.NoFix.text("the parameters before ")
+          .quoted(P->getName())
+          .text(" have defaults that are not literals");
       return;
     }
     Text +=
@@ -531,14 +532,16 @@ static void limitVariableFix(BiasSite &Site, const VarDecl *VD,
     return;
   if (OtherUses) {
     Site.Fix = BiasSite::FixKind::None;
-    Site.NoFix =
-        "options variable '" + VD->getName().str() + "' is used elsewhere too";
+    Site.NoFix.text("options variable ")
+        .quoted(VD->getName())
+        .text(" is used elsewhere too");
   } else if (Site.Fix == BiasSite::FixKind::AppendToOptions && Site.Target &&
              Site.Target->getBeginLoc() == VD->getLocation()) {
     // `Conv2dOptions opts(3, 16, 3);`: no expression to append to.
     Site.Fix = BiasSite::FixKind::None;
-    Site.NoFix = "options variable '" + VD->getName().str() +
-                 "' is built by its declaration; set .bias(false) on it";
+    Site.NoFix.text("options variable ")
+        .quoted(VD->getName())
+        .text(" is built by its declaration; set .bias(false) on it");
   }
 }
 

@@ -11,6 +11,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_CONVBIASANALYSIS_H
 #define LIBTORCH_TIDY_CHECKS_CONVBIASANALYSIS_H
 
+#include "DiagMessage.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
@@ -100,7 +101,7 @@ struct BiasSite {
   const Expr *LastArg = nullptr;
   std::string ConvName;
   /// Why the site itself cannot be rewritten.
-  std::string NoFix;
+  DiagMessage NoFix;
 
   /// Built by a function of the user's: the call, and where the helper
   /// decides the bias, one site per return statement.

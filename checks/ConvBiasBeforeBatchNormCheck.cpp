@@ -161,6 +161,19 @@ void ConvBiasBeforeBatchNormCheck::check(
   }
 }
 
+/// The diagnostic of \p Message: its constant text the format string, its
+/// user text the arguments.
+static DiagnosticBuilder
+report(ClangTidyCheck &Check, SourceLocation Loc, const DiagMessage &Message,
+       DiagnosticIDs::Level Level = DiagnosticIDs::Warning) {
+  std::vector<std::string> Args;
+  std::string Format = Message.format(Args);
+  DiagnosticBuilder Diag = Check.diag(Loc, Format, Level);
+  for (const std::string &Arg : Args)
+    Diag << Arg;
+  return Diag;
+}
+
 void ConvBiasBeforeBatchNormCheck::onEndOfTranslationUnit() {
   std::unique_ptr<TUState> S = std::move(TU);
   TU = std::make_unique<TUState>();
@@ -178,12 +191,12 @@ void ConvBiasBeforeBatchNormCheck::onEndOfTranslationUnit() {
     utils::recordStatementPayload("torch-conv-bias-before-batchnorm", Loc,
                                   C.reportAt(), *S->Ctx);
     {
-      auto Diag = diag(Loc, "%0") << F.Message;
+      auto Diag = report(*this, Loc, F.Message);
       for (const FixItHint &Fix : F.Fixes)
         Diag << Fix;
     }
     for (const Note &N : F.Notes)
-      diag(N.Loc, N.Format, DiagnosticIDs::Note) << N.Arg;
+      report(*this, N.Loc, N.Message, DiagnosticIDs::Note);
   }
 }
 

@@ -21,8 +21,8 @@ namespace clang::tidy::torch::convbias {
 
 namespace {
 
-std::string lineOf(SourceLocation Loc, const SourceManager &SM) {
-  return std::to_string(SM.getExpansionLineNumber(Loc));
+DiagMessage optionsInMacro() {
+  return DiagMessage().text("the options are written in a macro");
 }
 
 /// \p E without a leading `!`.
@@ -49,20 +49,21 @@ public:
   Finding build(const Candidate &C);
 
 private:
-  std::string subject(const Candidate &C) const;
-  std::string fixes(const Candidate &C, std::vector<FixItHint> &Fixes);
+  DiagMessage subject(const Candidate &C) const;
+  DiagMessage advice(const Candidate &C) const;
+  DiagMessage fixes(const Candidate &C, std::vector<FixItHint> &Fixes);
   bool fixesAt(const BiasSite &Site, StringRef Off,
                std::vector<FixItHint> &Fixes) const;
-  std::string helperFix(const BiasSite &Site, std::vector<FixItHint> &Fixes);
+  DiagMessage helperFix(const BiasSite &Site, std::vector<FixItHint> &Fixes);
   bool allCallsFollowed(const BiasSite &Site, SourceLocation &Elsewhere) const;
-  std::string flagFix(const Candidate &C, std::vector<FixItHint> &Fixes);
+  DiagMessage flagFix(const Candidate &C, std::vector<FixItHint> &Fixes);
   std::string negationOf(const Expr *Flag) const;
   std::string negatedFlag(const Expr *Flag, const Expr *At,
-                          std::string &Why) const;
-  std::string flagVariableProblem(const VarDecl *VD, const Expr *At,
+                          DiagMessage &Why) const;
+  DiagMessage flagVariableProblem(const VarDecl *VD, const Expr *At,
                                   const FunctionDecl *Fn) const;
   std::string negatedFieldFlag(const Expr *Flag, const MemberExpr *Member,
-                               const FunctionDecl *Fn, std::string &Why) const;
+                               const FunctionDecl *Fn, DiagMessage &Why) const;
   bool fieldChanged(const FieldDecl *F, const CXXRecordDecl *RD) const;
   bool isAssigned(const VarDecl *VD, const Stmt &Body) const;
   std::string text(const Expr *E) const {
@@ -78,68 +79,93 @@ private:
   llvm::SmallPtrSet<const FunctionDecl *, 4> HelpersFixed;
   /// The negated flag that flagFix() wrote into the fix-it.
   std::string FlagOff;
+  /// The places that fixes() names as the reason for no fix-it.
+  std::vector<Note> NoFixNotes;
 };
 
 Finding FindingBuilder::build(const Candidate &C) {
   Finding F;
-  std::string When, Advice;
-  std::string NoFix = fixes(C, F.Fixes);
-  if (C.BatchNorm.Flag) {
-    When = " (added when '" + text(C.BatchNorm.Flag) + "' holds)";
-    Advice = "build the convolution with .bias(" +
-             (FlagOff.empty() ? negationOf(C.BatchNorm.Flag) : FlagOff) + ")";
-  } else if (C.Site.FromParameter) {
-    Advice = "pass false for its parameter '" +
-             C.Site.FromParameter->getName().str() + "'";
-  } else {
-    Advice = "build the convolution with .bias(false)";
-  }
-  F.Message = subject(C) + " is cancelled by the " + C.BatchNorm.Type +
-              (C.BatchNorm.Name.empty() ? "" : " '" + C.BatchNorm.Name + "'") +
-              " at line " + lineOf(C.BatchNorm.Loc, SM) + When +
-              ", which subtracts the per-channel mean right after; " + Advice;
+  NoFixNotes.clear();
+  DiagMessage NoFix = fixes(C, F.Fixes);
+  F.Message = subject(C);
+  F.Message.text(" is cancelled by the ").arg(C.BatchNorm.Type);
+  if (!C.BatchNorm.Name.empty())
+    F.Message.text(" ").quoted(C.BatchNorm.Name);
+  if (C.BatchNorm.Flag)
+    F.Message.text(" (added when ")
+        .quoted(text(C.BatchNorm.Flag))
+        .text(" holds)");
+  F.Message.text(", which subtracts the per-channel mean right after; ")
+      .append(advice(C));
   if (!NoFix.empty())
-    F.Message += "; no fix-it: " + NoFix;
+    F.Message.text("; no fix-it: ").append(NoFix);
+  F.Notes.push_back({C.BatchNorm.Loc, DiagMessage().text("batch norm here")});
   if (const ParmVarDecl *P = C.Site.FromParameter) {
-    std::string Name = "'" + P->getName().str() + "'";
     if (C.Site.DefaultArg)
       F.Notes.push_back(
-          {C.Site.DefaultArg->getBeginLoc(), "%0 defaults to true", Name});
+          {C.Site.DefaultArg->getBeginLoc(),
+           DiagMessage().quoted(P->getName()).text(" defaults to true")});
     F.Notes.push_back({C.Site.BiasArgument->getBeginLoc(),
-                       "the convolution's bias is set from %0 here", Name});
+                       DiagMessage()
+                           .text("the convolution's bias is set from ")
+                           .quoted(P->getName())
+                           .text(" here")});
   }
+  F.Notes.insert(F.Notes.end(), NoFixNotes.begin(), NoFixNotes.end());
   return F;
 }
 
-std::string FindingBuilder::subject(const Candidate &C) const {
+DiagMessage FindingBuilder::subject(const Candidate &C) const {
   const BiasSite &Site = C.Site;
   std::string Conv = moduleType(C.Source->getType()).Name;
+  DiagMessage Subject;
   if (!C.Member.empty())
-    return "bias of the " + Conv + " '" + C.Member + "' built by this " +
-           cast<CXXConstructorDecl>(Site.Helper)
-               ->getParent()
-               ->getNameAsString();
+    return Subject.text("bias of the ")
+        .arg(Conv)
+        .text(" ")
+        .quoted(C.Member)
+        .text(" built by this ")
+        .arg(cast<CXXConstructorDecl>(Site.Helper)
+                 ->getParent()
+                 ->getNameAsString());
   if (Site.Helper)
-    return "bias of the " + Conv + " from '" + Site.Helper->getNameAsString() +
-           "'";
-  return "bias of this " + Conv;
+    return Subject.text("bias of the ")
+        .arg(Conv)
+        .text(" from ")
+        .quoted(Site.Helper->getNameAsString());
+  return Subject.text("bias of this ").arg(Conv);
 }
 
-std::string FindingBuilder::fixes(const Candidate &C,
+DiagMessage FindingBuilder::advice(const Candidate &C) const {
+  DiagMessage Advice;
+  if (C.BatchNorm.Flag)
+    return Advice.text("build the convolution with .bias(")
+        .arg(FlagOff.empty() ? negationOf(C.BatchNorm.Flag) : FlagOff)
+        .text(")");
+  if (C.Site.FromParameter)
+    return Advice.text("pass false for its parameter ")
+        .quoted(C.Site.FromParameter->getName());
+  return Advice.text("build the convolution with .bias(false)");
+}
+
+DiagMessage FindingBuilder::fixes(const Candidate &C,
                                   std::vector<FixItHint> &Fixes) {
   const BiasSite &Site = C.Site;
-  if (S.CheckpointLoad.isValid())
-    return "weights are loaded from a checkpoint (" + S.CheckpointLoader +
-           " at line " + lineOf(S.CheckpointLoad, SM) +
-           ") and one saved with the bias would no longer load";
+  if (S.CheckpointLoad.isValid()) {
+    NoFixNotes.push_back({S.CheckpointLoad,
+                          DiagMessage().text("the checkpoint is loaded here")});
+    return DiagMessage()
+        .text("weights are loaded from a checkpoint (")
+        .arg(S.CheckpointLoader)
+        .text(") and one saved with the bias would no longer load");
+  }
   if (C.BatchNorm.Flag)
     return flagFix(C, Fixes);
   if (Site.Helper && !Site.FromParameter)
     return helperFix(Site, Fixes);
   if (!fixesAt(Site, "false", Fixes))
-    return Site.NoFix.empty() ? "the options are written in a macro"
-                              : Site.NoFix;
-  return "";
+    return Site.NoFix.empty() ? optionsInMacro() : Site.NoFix;
+  return {};
 }
 
 /// The fix-its that make \p Site's bias \p Off.
@@ -210,7 +236,7 @@ bool FindingBuilder::allCallsFollowed(const BiasSite &Site,
   return true;
 }
 
-std::string FindingBuilder::helperFix(const BiasSite &Site,
+DiagMessage FindingBuilder::helperFix(const BiasSite &Site,
                                       std::vector<FixItHint> &Fixes) {
   SourceLocation Elsewhere;
   bool AllFollowed = allCallsFollowed(Site, Elsewhere);
@@ -224,52 +250,60 @@ std::string FindingBuilder::helperFix(const BiasSite &Site,
       llvm::all_of(Site.Helper->redecls(), [&](const FunctionDecl *D) {
         return SM.isInMainFile(SM.getExpansionLoc(D->getLocation()));
       });
-  std::string Helper = "'" + Site.Helper->getNameAsString() + "'";
+  std::string Helper = Site.Helper->getNameAsString();
   if (AllFollowed && Direct && OnlyHere) {
     // Later calls share the fix made with the first one.
     if (!HelpersFixed.insert(Site.Helper).second)
-      return "";
+      return {};
     for (const BiasSite &R : Site.HelperReturns)
       if (!fixesAt(R, "false", Fixes)) {
         Fixes.clear();
-        return "the bias is set in a macro in " + Helper;
+        return DiagMessage()
+            .text("the bias is set in a macro in ")
+            .quoted(Helper);
       }
-    return "";
+    return {};
   }
   if (fixesAt(Site, "false", Fixes))
-    return "";
-  if (!AllFollowed)
-    return Helper +
-           " also builds convolutions that no BatchNorm follows (line " +
-           lineOf(Elsewhere, SM) + "); pass the bias as a parameter";
+    return {};
+  if (!AllFollowed) {
+    if (Elsewhere != Site.Helper->getLocation())
+      NoFixNotes.push_back(
+          {Elsewhere,
+           DiagMessage().text("called here with no batch norm after it")});
+    return DiagMessage().quoted(Helper).text(
+        " also builds convolutions that no BatchNorm follows; pass the bias "
+        "as a parameter");
+  }
   if (!OnlyHere)
-    return Helper + " is declared in a header, so other files may call it "
-                    "without a BatchNorm; pass the bias as a parameter";
-  return Helper + " builds the convolution through another helper";
+    return DiagMessage().quoted(Helper).text(
+        " is declared in a header, so other files may call it without a "
+        "BatchNorm; pass the bias as a parameter");
+  return DiagMessage().quoted(Helper).text(
+      " builds the convolution through another helper");
 }
 
 /// `.bias(!use_bn)` where the convolution is built, when the flag reads the
 /// same there.
-std::string FindingBuilder::flagFix(const Candidate &C,
+DiagMessage FindingBuilder::flagFix(const Candidate &C,
                                     std::vector<FixItHint> &Fixes) {
   const BiasSite &Site = C.Site;
   FlagOff.clear();
   if (!Site.Target || Site.Fix == BiasSite::FixKind::None ||
       (Site.Helper && Site.Target != Site.HelperCall))
-    return Site.Helper
-               ? "the convolution is built inside '" +
-                     Site.Helper->getNameAsString() +
-                     "', where the condition cannot be read"
-               : (Site.NoFix.empty() ? "the options are written in a macro"
-                                     : Site.NoFix);
-  std::string Why;
+    return Site.Helper ? DiagMessage()
+                             .text("the convolution is built inside ")
+                             .quoted(Site.Helper->getNameAsString())
+                             .text(", where the condition cannot be read")
+                       : (Site.NoFix.empty() ? optionsInMacro() : Site.NoFix);
+  DiagMessage Why;
   std::string Off = negatedFlag(C.BatchNorm.Flag, Site.Target, Why);
   if (Off.empty())
     return Why;
   if (!fixesAt(Site, Off, Fixes))
-    return "the options are written in a macro";
+    return optionsInMacro();
   FlagOff = Off;
-  return "";
+  return {};
 }
 
 /// `!use_bn` for `use_bn`, `use_bn` for `!use_bn`, `!(a && b)` otherwise.
@@ -287,15 +321,15 @@ std::string FindingBuilder::negationOf(const Expr *Flag) const {
 /// free of side effects, and made of parameters and local variables of the
 /// function holding \p At that are in scope there and never changed.
 std::string FindingBuilder::negatedFlag(const Expr *Flag, const Expr *At,
-                                        std::string &Why) const {
+                                        DiagMessage &Why) const {
   const Expr *Bare = Flag->IgnoreParenImpCasts();
   std::string Text = text(Flag);
   if (Text.empty() || Flag->getBeginLoc().isMacroID()) {
-    Why = "the condition is written in a macro";
+    Why.text("the condition is written in a macro");
     return "";
   }
   if (Flag->HasSideEffects(Ctx)) {
-    Why = "the condition '" + Text + "' has side effects";
+    Why.text("the condition ").quoted(Text).text(" has side effects");
     return "";
   }
   const FunctionDecl *Fn = utils::enclosingFunction(At, Ctx);
@@ -314,9 +348,10 @@ std::string FindingBuilder::negatedFlag(const Expr *Flag, const Expr *At,
     const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     if (Ref && isa<EnumConstantDecl>(Ref->getDecl()))
       continue;
-    std::string Problem =
+    DiagMessage Problem =
         VD ? flagVariableProblem(VD, At, Fn)
-           : "'" + Text + "' is not made of parameters and local variables";
+           : DiagMessage().quoted(Text).text(
+                 " is not made of parameters and local variables");
     if (!Problem.empty()) {
       Why = Problem;
       return "";
@@ -331,12 +366,13 @@ std::string FindingBuilder::negatedFlag(const Expr *Flag, const Expr *At,
 std::string FindingBuilder::negatedFieldFlag(const Expr *Flag,
                                              const MemberExpr *Member,
                                              const FunctionDecl *Fn,
-                                             std::string &Why) const {
+                                             DiagMessage &Why) const {
   const auto *F = dyn_cast<FieldDecl>(Member->getMemberDecl());
   const auto *Ctor = dyn_cast_or_null<CXXConstructorDecl>(Fn);
-  std::string Name = "'" + Member->getMemberDecl()->getNameAsString() + "'";
-  Why = Name + " is not set from a parameter of the constructor that "
-               "builds the convolution";
+  std::string Name = Member->getMemberDecl()->getNameAsString();
+  Why = DiagMessage().quoted(Name).text(
+      " is not set from a parameter of the constructor that builds the "
+      "convolution");
   if (!F || !Ctor || !isa<CXXThisExpr>(Member->getBase()->IgnoreImpCasts()) ||
       Ctor->getParent() != F->getParent())
     return "";
@@ -349,7 +385,7 @@ std::string FindingBuilder::negatedFieldFlag(const Expr *Flag,
   if (!From)
     return "";
   if (fieldChanged(F, Ctor->getParent())) {
-    Why = Name + " may change after the constructor";
+    Why = DiagMessage().quoted(Name).text(" may change after the constructor");
     return "";
   }
   Why = flagVariableProblem(From, Flag, Ctor);
@@ -376,17 +412,18 @@ bool FindingBuilder::fieldChanged(const FieldDecl *F,
   return false;
 }
 
-std::string FindingBuilder::flagVariableProblem(const VarDecl *VD,
+DiagMessage FindingBuilder::flagVariableProblem(const VarDecl *VD,
                                                 const Expr *At,
                                                 const FunctionDecl *Fn) const {
-  std::string Name = "'" + VD->getName().str() + "'";
+  DiagMessage Name;
+  Name.quoted(VD->getName());
   if (VD->getType().isConstQualified() && VD->hasGlobalStorage())
-    return "";
+    return {};
   if (!isa<ParmVarDecl>(VD) && !VD->isLocalVarDecl())
-    return Name + " is not a parameter or local variable";
+    return Name.text(" is not a parameter or local variable");
   if (!Fn || !Fn->getBody() ||
       VD->getParentFunctionOrMethod() != static_cast<const DeclContext *>(Fn))
-    return Name + " is not visible where the convolution is built";
+    return Name.text(" is not visible where the convolution is built");
   if (!isa<ParmVarDecl>(VD)) {
     const CompoundStmt *Scope = nullptr;
     for (const DynTypedNode &P : Ctx.getParents(*VD))
@@ -396,11 +433,11 @@ std::string FindingBuilder::flagVariableProblem(const VarDecl *VD,
     if (!Scope || !SM.isBeforeInTranslationUnit(VD->getLocation(), L) ||
         SM.isBeforeInTranslationUnit(L, Scope->getBeginLoc()) ||
         SM.isBeforeInTranslationUnit(Scope->getEndLoc(), L))
-      return Name + " is not in scope where the convolution is built";
+      return Name.text(" is not in scope where the convolution is built");
   }
   if (isAssigned(VD, *Fn->getBody()))
-    return Name + " changes in '" + Fn->getNameAsString() + "'";
-  return "";
+    return Name.text(" changes in ").quoted(Fn->getNameAsString());
+  return {};
 }
 
 /// Whether \p Body assigns \p VD or one of its members, increments it or

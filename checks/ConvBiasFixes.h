@@ -21,12 +21,11 @@ namespace clang::tidy::torch::convbias {
 
 struct Note {
   SourceLocation Loc;
-  const char *Format; // with %0
-  std::string Arg;
+  DiagMessage Message;
 };
 
 struct Finding {
-  std::string Message;
+  DiagMessage Message;
   std::vector<FixItHint> Fixes;
   std::vector<Note> Notes;
 };
