@@ -255,10 +255,6 @@ const Stmt *loopWhileOn(const Stmt *Site, bool WalkUp, StringRef OffName,
   return nullptr;
 }
 
-std::string lineOf(const Stmt *S, const SourceManager &SM) {
-  return std::to_string(SM.getExpansionLineNumber(S->getBeginLoc()));
-}
-
 /// The text of the lines [Begin, End] of a statement alone on its lines:
 /// the offsets of the first line's start and of the character after the
 /// last line's newline; std::nullopt when other code shares the lines.
@@ -454,18 +450,19 @@ void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
                                    Ctx, &SwitchedOff);
     if (SwitchedOff)
       return;
-    std::string Where =
-        Loop ? "for the training loop at line " + lineOf(Loop, SM)
-             : std::string("for every later backward() of "
-                           "the program");
     utils::recordStatementPayload("torch-debug-api-enabled",
                                   Call->getBeginLoc(), Call, Ctx);
-    auto Diag = diag(Call->getBeginLoc(),
-                     "anomaly detection switched on here stays on %0: %1; %2")
-                << Where << AnomalyCost << FixVerb;
-    if (isa_and_nonnull<CompoundStmt>(Block))
-      for (const FixItHint &F : DebugOnly(Statement))
-        Diag << F;
+    {
+      auto Diag = diag(Call->getBeginLoc(),
+                       "anomaly detection switched on here stays on "
+                       "%select{for every later backward() of the program|"
+                       "for the training loop}0: %1; %2")
+                  << (Loop != nullptr) << AnomalyCost << FixVerb;
+      if (isa_and_nonnull<CompoundStmt>(Block))
+        for (const FixItHint &F : DebugOnly(Statement))
+          Diag << F;
+    }
+    noteTrainingLoop(Loop);
     return;
   }
 
@@ -483,21 +480,25 @@ void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
     if (Profile) {
       diag(VD->getLocation(),
            "legacy profiler '%0' records every operator of the training loop "
-           "at line %1 and keeps the events until it is destroyed; profile a "
-           "few iterations instead")
-          << VD->getName() << lineOf(Loop, SM);
+           "and keeps the events until it is destroyed; profile a few "
+           "iterations instead")
+          << VD->getName();
+      noteTrainingLoop(Loop);
       return;
     }
-    auto Diag = diag(VD->getLocation(),
-                     "'%0' keeps anomaly detection on around the training loop "
-                     "at line %1: %2; %3")
-                << VD->getName() << lineOf(Loop, SM) << AnomalyCost << FixVerb;
-    // The guard's only effect is anomaly mode; a name used elsewhere would
-    // not compile without it.
-    if (DS->isSingleDecl() && !VD->isReferenced() &&
-        isa_and_nonnull<CompoundStmt>(parentStmt(DS, Ctx)))
-      for (const FixItHint &F : DebugOnly(DS))
-        Diag << F;
+    {
+      auto Diag = diag(VD->getLocation(),
+                       "'%0' keeps anomaly detection on around the training "
+                       "loop: %1; %2")
+                  << VD->getName() << AnomalyCost << FixVerb;
+      // The guard's only effect is anomaly mode; a name used elsewhere would
+      // not compile without it.
+      if (DS->isSingleDecl() && !VD->isReferenced() &&
+          isa_and_nonnull<CompoundStmt>(parentStmt(DS, Ctx)))
+        for (const FixItHint &F : DebugOnly(DS))
+          Diag << F;
+    }
+    noteTrainingLoop(Loop);
     return;
   }
 
@@ -515,11 +516,11 @@ void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
     utils::recordStatementPayload("torch-debug-api-enabled",
                                   Call->getBeginLoc(), Call, Ctx);
     diag(Call->getBeginLoc(),
-         "profiler enabled here stays on through the training loop at line %0 "
-         "with no disableProfiler() before the loop ends: every operator of "
-         "every iteration is recorded and kept in memory; profile a few "
-         "iterations instead")
-        << lineOf(Loop, SM);
+         "profiler enabled here stays on through the training loop with no "
+         "disableProfiler() before the loop ends: every operator of every "
+         "iteration is recorded and kept in memory; profile a few iterations "
+         "instead");
+    noteTrainingLoop(Loop);
     return;
   }
 
@@ -539,6 +540,11 @@ void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
          "are needed",
          DiagnosticIDs::Remark);
   }
+}
+
+void DebugApiEnabledCheck::noteTrainingLoop(const Stmt *Loop) {
+  if (Loop)
+    diag(Loop->getBeginLoc(), "training loop here", DiagnosticIDs::Note);
 }
 
 TORCH_TIDY_CHECK_FACTORY(DebugApiEnabledCheck)

@@ -31,6 +31,8 @@ public:
 private:
   bool isSilenced(const Stmt *S, SourceLocation Loc,
                   const ast_matchers::MatchFinder::MatchResult &Result);
+  /// A note at \p Loop, when there is one: the loop a warning speaks of.
+  void noteTrainingLoop(const Stmt *Loop);
 
   /// "wrap" (in #ifndef NDEBUG) or "remove".
   const std::string AnomalyFix;
