@@ -125,51 +125,60 @@ const Expr *stripCopies(const Expr *E) {
 // Is the bias on?
 //===----------------------------------------------------------------------===//
 
+/// \p Site, reported at \p E unless an expression inside builds it.
+static BiasSite builtBy(const Expr *E, BiasSite Site) {
+  if (!Site.Built)
+    Site.Built = E;
+  return Site;
+}
+
 BiasSite BiasAnalyzer::ofModule(const Expr *E, unsigned Depth) {
-  BiasSite Unknown;
   E = strip(E);
   if (!E || Depth > MaxHelperDepth)
-    return Unknown;
-  auto BuiltBy = [E](BiasSite Site) {
-    if (!Site.Built)
-      Site.Built = E;
-    return Site;
-  };
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
-    std::string Name = moduleType(CE->getType()).Name;
-    if (CE->getNumArgs() == 1) {
-      const Expr *Arg = CE->getArg(0);
-      // An empty holder (`Conv2d conv{nullptr}`) builds nothing.
-      if (strip(Arg)->getType()->isNullPtrType())
-        return Unknown;
-      if (isConvOptions(Arg->getType()))
-        return BuiltBy(ofOptions(Arg, Depth));
-      if (moduleType(Arg->getType()).Kind == ModuleKind::Conv)
-        return ofModule(Arg, Depth);
-      return Unknown;
-    }
-    return BuiltBy(
-        ofConstructorArgs(CE->getArgs(), CE->getNumArgs(), Name, Depth));
-  }
-  if (const auto *Call = dyn_cast<CallExpr>(E)) {
-    const FunctionDecl *FD = Call->getDirectCallee();
-    if (!FD)
-      return Unknown;
-    if (isTorchNnModuleMethod(FD, "register_module") && Call->getNumArgs() == 2)
-      return ofModule(Call->getArg(1), Depth);
-    if (FD->getIdentifier() && FD->getName() == "make_shared" &&
-        FD->isInStdNamespace()) {
-      std::string Name = moduleType(Call->getType()).Name;
-      if (Call->getNumArgs() == 1 && isConvOptions(Call->getArg(0)->getType()))
-        return BuiltBy(ofOptions(Call->getArg(0), Depth));
-      return BuiltBy(
-          ofConstructorArgs(Call->getArgs(), Call->getNumArgs(), Name, Depth));
-    }
-    return BuiltBy(ofHelper(Call, /*ReturnsOptions=*/false, Depth));
-  }
+    return {};
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
+    return ofModuleConstruction(CE, Depth);
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    return ofModuleCall(Call, Depth);
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
     return ofVariable(Ref, /*IsOptions=*/false, Depth);
-  return Unknown;
+  return {};
+}
+
+/// `Conv2d(options)`, `Conv2d(3, 16, 3)`, or a copy of another module.
+BiasSite BiasAnalyzer::ofModuleConstruction(const CXXConstructExpr *CE,
+                                            unsigned Depth) {
+  std::string Name = moduleType(CE->getType()).Name;
+  if (CE->getNumArgs() != 1)
+    return builtBy(
+        CE, ofConstructorArgs(CE->getArgs(), CE->getNumArgs(), Name, Depth));
+  const Expr *Arg = CE->getArg(0);
+  // An empty holder (`Conv2d conv{nullptr}`) builds nothing.
+  if (strip(Arg)->getType()->isNullPtrType())
+    return {};
+  if (isConvOptions(Arg->getType()))
+    return builtBy(CE, ofOptions(Arg, Depth));
+  if (moduleType(Arg->getType()).Kind == ModuleKind::Conv)
+    return ofModule(Arg, Depth);
+  return {};
+}
+
+/// `register_module("conv", ...)`, `std::make_shared<Conv2dImpl>(...)`, or
+/// a helper of the user's.
+BiasSite BiasAnalyzer::ofModuleCall(const CallExpr *Call, unsigned Depth) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD)
+    return {};
+  if (isTorchNnModuleMethod(FD, "register_module") && Call->getNumArgs() == 2)
+    return ofModule(Call->getArg(1), Depth);
+  if (!FD->getIdentifier() || FD->getName() != "make_shared" ||
+      !FD->isInStdNamespace())
+    return builtBy(Call, ofHelper(Call, /*ReturnsOptions=*/false, Depth));
+  std::string Name = moduleType(Call->getType()).Name;
+  if (Call->getNumArgs() == 1 && isConvOptions(Call->getArg(0)->getType()))
+    return builtBy(Call, ofOptions(Call->getArg(0), Depth));
+  return builtBy(Call, ofConstructorArgs(Call->getArgs(), Call->getNumArgs(),
+                                         Name, Depth));
 }
 
 /// The `(in_channels, out_channels, kernel_size)` constructor: bias on.

@@ -146,6 +146,8 @@ public:
   BiasSite ofOptions(const Expr *E, unsigned Depth = 0);
 
 private:
+  BiasSite ofModuleConstruction(const CXXConstructExpr *CE, unsigned Depth);
+  BiasSite ofModuleCall(const CallExpr *Call, unsigned Depth);
   BiasSite ofOptionsChain(const Expr *E, unsigned Depth);
   BiasSite ofConstructorArgs(const Expr *const *Args, unsigned NumArgs,
                              const std::string &ConvName, unsigned Depth);

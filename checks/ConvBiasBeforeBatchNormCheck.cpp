@@ -96,69 +96,69 @@ void ConvBiasBeforeBatchNormCheck::registerMatchers(MatchFinder *Finder) {
       this);
 }
 
+/// The first load of module weights in the translation unit.
+static void recordLoad(TUState &TU, const CallExpr *Load,
+                       const FunctionDecl *Loader) {
+  const SourceManager &SM = *TU.SM;
+  if (utils::isInLibTorchHeader(Load->getBeginLoc(), SM))
+    return;
+  // torch::load(optimizer, ...) and torch::load(tensor, ...) load no
+  // module weights.
+  if (Loader->getQualifiedNameAsString() == "torch::load" &&
+      (Load->getNumArgs() == 0 ||
+       !utils::isSameOrDerivedFrom(moduleClass(Load->getArg(0)->getType()),
+                                   "torch::nn::Module")))
+    return;
+  if (TU.CheckpointLoad.isInvalid() ||
+      SM.isBeforeInTranslationUnit(Load->getBeginLoc(), TU.CheckpointLoad)) {
+    TU.CheckpointLoad = Load->getBeginLoc();
+    TU.CheckpointLoader = Loader->getQualifiedNameAsString();
+  }
+}
+
+/// A class of the user's with a convolution member.
+static void recordField(TUState &TU, const FieldDecl *Field) {
+  const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (RD && !isa<ClassTemplateSpecializationDecl>(RD) &&
+      !utils::isInLibTorchHeader(Field->getLocation(), *TU.SM) &&
+      moduleType(Field->getType()).Kind == ModuleKind::Conv)
+    TU.ClassesWithConvs.insert(RD);
+}
+
+/// The entries of a Sequential that a BatchNorm follows.
+static void recordSequential(TUState &TU, BiasAnalyzer &Analyzer,
+                             const CXXConstructExpr *Seq) {
+  if (utils::isInLibTorchHeader(Seq->getBeginLoc(), *TU.SM))
+    return;
+  std::vector<Entry> Entries = sequentialEntries(Seq);
+  for (size_t I = 0; I + 1 < Entries.size(); ++I) {
+    ModuleType Next = moduleType(Entries[I + 1].Module->getType());
+    if (Next.Kind == ModuleKind::BatchNorm)
+      addCandidate(
+          TU, Analyzer, Entries[I].Module,
+          describeBatchNorm(Next.Name, Entries[I + 1].Name,
+                            strip(Entries[I + 1].Module)->getBeginLoc()));
+  }
+}
+
 void ConvBiasBeforeBatchNormCheck::check(
     const MatchFinder::MatchResult &Result) {
   TU->Ctx = Result.Context;
   TU->SM = Result.SourceManager;
-  const SourceManager &SM = *Result.SourceManager;
-  ASTContext &Ctx = *Result.Context;
-  BiasAnalyzer Analyzer(Ctx, SM);
-  auto AddCandidate = [&](const Expr *Module, BatchNormUse BN) {
-    addCandidate(*TU, Analyzer, Module, std::move(BN));
-  };
-
-  if (const auto *Load = Result.Nodes.getNodeAs<CallExpr>("load")) {
-    if (utils::isInLibTorchHeader(Load->getBeginLoc(), SM))
-      return;
-    const auto *Loader = Result.Nodes.getNodeAs<FunctionDecl>("loader");
-    // torch::load(optimizer, ...) and torch::load(tensor, ...) load no
-    // module weights.
-    if (Loader->getQualifiedNameAsString() == "torch::load" &&
-        (Load->getNumArgs() == 0 ||
-         !utils::isSameOrDerivedFrom(moduleClass(Load->getArg(0)->getType()),
-                                     "torch::nn::Module")))
-      return;
-    if (TU->CheckpointLoad.isInvalid() ||
-        SM.isBeforeInTranslationUnit(Load->getBeginLoc(), TU->CheckpointLoad)) {
-      TU->CheckpointLoad = Load->getBeginLoc();
-      TU->CheckpointLoader = Loader->getQualifiedNameAsString();
-    }
+  BiasAnalyzer Analyzer(*Result.Context, *Result.SourceManager);
+  const BoundNodes &Nodes = Result.Nodes;
+  if (const auto *Load = Nodes.getNodeAs<CallExpr>("load"))
+    return recordLoad(*TU, Load, Nodes.getNodeAs<FunctionDecl>("loader"));
+  if (const auto *Field = Nodes.getNodeAs<FieldDecl>("field"))
+    return recordField(*TU, Field);
+  if (const auto *Seq = Nodes.getNodeAs<CXXConstructExpr>("sequential"))
+    return recordSequential(*TU, Analyzer, Seq);
+  const auto *Push = Nodes.getNodeAs<CXXMemberCallExpr>("push_back");
+  if (!Push || utils::isInLibTorchHeader(Push->getBeginLoc(), *TU->SM))
     return;
-  }
-
-  if (const auto *Field = Result.Nodes.getNodeAs<FieldDecl>("field")) {
-    const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
-    if (RD && !isa<ClassTemplateSpecializationDecl>(RD) &&
-        !utils::isInLibTorchHeader(Field->getLocation(), SM) &&
-        moduleType(Field->getType()).Kind == ModuleKind::Conv)
-      TU->ClassesWithConvs.insert(RD);
-    return;
-  }
-
-  if (const auto *Seq =
-          Result.Nodes.getNodeAs<CXXConstructExpr>("sequential")) {
-    if (utils::isInLibTorchHeader(Seq->getBeginLoc(), SM))
-      return;
-    std::vector<Entry> Entries = sequentialEntries(Seq);
-    for (size_t I = 0; I + 1 < Entries.size(); ++I) {
-      ModuleType Next = moduleType(Entries[I + 1].Module->getType());
-      if (Next.Kind == ModuleKind::BatchNorm)
-        AddCandidate(
-            Entries[I].Module,
-            describeBatchNorm(Next.Name, Entries[I + 1].Name,
-                              strip(Entries[I + 1].Module)->getBeginLoc()));
-    }
-    return;
-  }
-
-  if (const auto *Push =
-          Result.Nodes.getNodeAs<CXXMemberCallExpr>("push_back")) {
-    if (utils::isInLibTorchHeader(Push->getBeginLoc(), SM))
-      return;
-    if (std::optional<BatchNormUse> BN = pushedBatchNorm(Push, Ctx))
-      AddCandidate(Push->getArg(Push->getNumArgs() - 1), std::move(*BN));
-    return;
-  }
+  if (std::optional<BatchNormUse> BN = pushedBatchNorm(Push, *Result.Context))
+    addCandidate(*TU, Analyzer, Push->getArg(Push->getNumArgs() - 1),
+                 std::move(*BN));
 }
 
 /// The diagnostic of \p Message: its constant text the format string, its
