@@ -10,6 +10,10 @@
 
 namespace clang::tidy::torch {
 
+namespace convbias {
+struct TUState;
+} // namespace convbias
+
 /// Finds convolutions whose output goes straight into a BatchNorm while their
 /// bias is on: the BatchNorm subtracts the per-channel mean, bias included, so
 /// the bias costs an add forward, a reduction backward and a parameter for
@@ -29,11 +33,9 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
   void onEndOfTranslationUnit() override;
 
-  struct State;
-
 private:
   const std::vector<StringRef> CheckpointLoaders;
-  std::unique_ptr<State> TU;
+  std::unique_ptr<convbias::TUState> TU;
 };
 
 } // namespace clang::tidy::torch

@@ -257,10 +257,6 @@ const Stmt *loopWhileOn(const Stmt *Site, bool WalkUp, StringRef OffName,
   return nullptr;
 }
 
-std::string lineOf(const Stmt *S, const SourceManager &SM) {
-  return std::to_string(SM.getExpansionLineNumber(S->getBeginLoc()));
-}
-
 /// The text of the lines [Begin, End] of a statement alone on its lines:
 /// the offsets of the first line's start and of the character after the
 /// last line's newline; std::nullopt when other code shares the lines.
@@ -420,127 +416,151 @@ bool DebugApiEnabledCheck::isSilenced(const Stmt *S, SourceLocation Loc,
 }
 
 void DebugApiEnabledCheck::check(const MatchFinder::MatchResult &Result) {
-  const SourceManager &SM = *Result.SourceManager;
+  const BoundNodes &Nodes = Result.Nodes;
+  if (const auto *Call = Nodes.getNodeAs<CallExpr>("anomaly"))
+    checkAnomalySwitch(Call, Result);
+  else if (const auto *VD = Nodes.getNodeAs<VarDecl>("guard"))
+    checkGuard(VD, Result);
+  else if (const auto *Call = Nodes.getNodeAs<CallExpr>("profiler"))
+    checkProfiler(Call, Result);
+  else if (const auto *Call =
+               Nodes.getNodeAs<CXXMemberCallExpr>("deterministic"))
+    checkDeterministic(Call, Result);
+}
+
+/// Wraps the statement \p S, alone on its lines, in #ifndef NDEBUG, or
+/// removes it.
+std::vector<FixItHint>
+DebugApiEnabledCheck::debugOnly(const Stmt *S, const SourceManager &SM) const {
+  auto Lines = wholeLines(S->getSourceRange(), SM, getLangOpts());
+  if (!Lines)
+    return {};
+  if (AnomalyFix == "remove")
+    return {FixItHint::CreateRemoval(
+        CharSourceRange::getCharRange(Lines->first, Lines->second))};
+  return {FixItHint::CreateInsertion(Lines->first, "#ifndef NDEBUG\n"),
+          FixItHint::CreateInsertion(Lines->second, "#endif\n")};
+}
+
+StringRef DebugApiEnabledCheck::fixVerb() const {
+  return AnomalyFix == "remove" ? "remove it" : "keep it to debug builds";
+}
+
+void DebugApiEnabledCheck::checkAnomalySwitch(
+    const CallExpr *Call, const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
-  const LangOptions &LO = getLangOpts();
-
-  // Wraps the statement \p S, alone on its lines, in #ifndef NDEBUG, or
-  // removes it.
-  auto DebugOnly = [&](const Stmt *S) -> std::vector<FixItHint> {
-    auto Lines = wholeLines(S->getSourceRange(), SM, LO);
-    if (!Lines)
-      return {};
-    if (AnomalyFix == "remove")
-      return {FixItHint::CreateRemoval(
-          CharSourceRange::getCharRange(Lines->first, Lines->second))};
-    return {FixItHint::CreateInsertion(Lines->first, "#ifndef NDEBUG\n"),
-            FixItHint::CreateInsertion(Lines->second, "#endif\n")};
-  };
-  std::string FixVerb =
-      AnomalyFix == "remove" ? "remove it" : "keep it to debug builds";
-
-  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("anomaly")) {
-    std::optional<bool> On = Call->getNumArgs()
-                                 ? utils::provableBool(Call->getArg(0), Ctx)
-                                 : std::nullopt;
-    if (!On || !*On || isSilenced(Call, Call->getBeginLoc(), Result))
-      return;
-    // The statement: the call, with its cleanups, directly in a block.
-    const Stmt *Statement = Call;
-    if (const Stmt *P = parentStmt(Call, Ctx);
-        isa_and_nonnull<ExprWithCleanups>(P))
-      Statement = P;
-    const Stmt *Block = parentStmt(Statement, Ctx);
-    bool SwitchedOff = false;
-    const Stmt *Loop = loopWhileOn(Statement, /*WalkUp=*/true, "set_enabled",
-                                   Ctx, &SwitchedOff);
-    if (SwitchedOff)
-      return;
-    std::string Where =
-        Loop ? "for the training loop at line " + lineOf(Loop, SM)
-             : std::string("for every later backward() of "
-                           "the program");
-    utils::recordStatementPayload("torch-debug-api-enabled",
-                                  Call->getBeginLoc(), Call, Ctx);
+  std::optional<bool> On = Call->getNumArgs()
+                               ? utils::provableBool(Call->getArg(0), Ctx)
+                               : std::nullopt;
+  if (!On || !*On || isSilenced(Call, Call->getBeginLoc(), Result))
+    return;
+  // The statement: the call, with its cleanups, directly in a block.
+  const Stmt *Statement = Call;
+  if (const Stmt *P = parentStmt(Call, Ctx);
+      isa_and_nonnull<ExprWithCleanups>(P))
+    Statement = P;
+  const Stmt *Block = parentStmt(Statement, Ctx);
+  bool SwitchedOff = false;
+  const Stmt *Loop =
+      loopWhileOn(Statement, /*WalkUp=*/true, "set_enabled", Ctx, &SwitchedOff);
+  if (SwitchedOff)
+    return;
+  utils::recordStatementPayload("torch-debug-api-enabled", Call->getBeginLoc(),
+                                Call, Ctx);
+  {
     auto Diag = diag(Call->getBeginLoc(),
-                     "anomaly detection switched on here stays on %0: %1; %2")
-                << Where << AnomalyCost << FixVerb;
+                     "anomaly detection switched on here stays on "
+                     "%select{for every later backward() of the program|"
+                     "for the training loop}0: %1; %2")
+                << (Loop != nullptr) << AnomalyCost << fixVerb();
     if (isa_and_nonnull<CompoundStmt>(Block))
-      for (const FixItHint &F : DebugOnly(Statement))
+      for (const FixItHint &F : debugOnly(Statement, *Result.SourceManager))
         Diag << F;
+  }
+  noteTrainingLoop(Loop);
+}
+
+void DebugApiEnabledCheck::checkGuard(const VarDecl *VD,
+                                      const MatchFinder::MatchResult &Result) {
+  ASTContext &Ctx = *Result.Context;
+  const auto *DS = dyn_cast_or_null<DeclStmt>(parentStmtOfDecl(VD, Ctx));
+  if (!DS || isSilenced(DS, VD->getLocation(), Result))
+    return;
+  const Stmt *Loop = loopWhileOn(DS, /*WalkUp=*/false, "", Ctx);
+  if (!Loop)
+    return;
+  bool Profile =
+      VD->getType()->getAsCXXRecordDecl()->getName() == "RecordProfile";
+  utils::recordStatementPayload("torch-debug-api-enabled", VD->getLocation(),
+                                DS, Ctx);
+  if (Profile) {
+    diag(VD->getLocation(),
+         "legacy profiler '%0' records every operator of the training loop "
+         "and keeps the events until it is destroyed; profile a few "
+         "iterations instead")
+        << VD->getName();
+    noteTrainingLoop(Loop);
     return;
   }
-
-  if (const auto *VD = Result.Nodes.getNodeAs<VarDecl>("guard")) {
-    const auto *DS = dyn_cast_or_null<DeclStmt>(parentStmtOfDecl(VD, Ctx));
-    if (!DS || isSilenced(DS, VD->getLocation(), Result))
-      return;
-    const Stmt *Loop = loopWhileOn(DS, /*WalkUp=*/false, "", Ctx);
-    if (!Loop)
-      return;
-    bool Profile =
-        VD->getType()->getAsCXXRecordDecl()->getName() == "RecordProfile";
-    utils::recordStatementPayload("torch-debug-api-enabled", VD->getLocation(),
-                                  DS, Ctx);
-    if (Profile) {
-      diag(VD->getLocation(),
-           "legacy profiler '%0' records every operator of the training loop "
-           "at line %1 and keeps the events until it is destroyed; profile a "
-           "few iterations instead")
-          << VD->getName() << lineOf(Loop, SM);
-      return;
-    }
+  {
     auto Diag = diag(VD->getLocation(),
-                     "'%0' keeps anomaly detection on around the training loop "
-                     "at line %1: %2; %3")
-                << VD->getName() << lineOf(Loop, SM) << AnomalyCost << FixVerb;
+                     "'%0' keeps anomaly detection on around the training "
+                     "loop: %1; %2")
+                << VD->getName() << AnomalyCost << fixVerb();
     // The guard's only effect is anomaly mode; a name used elsewhere would
     // not compile without it.
     if (DS->isSingleDecl() && !VD->isReferenced() &&
         isa_and_nonnull<CompoundStmt>(parentStmt(DS, Ctx)))
-      for (const FixItHint &F : DebugOnly(DS))
+      for (const FixItHint &F : debugOnly(DS, *Result.SourceManager))
         Diag << F;
-    return;
   }
+  noteTrainingLoop(Loop);
+}
 
-  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("profiler")) {
-    if (isSilenced(Call, Call->getBeginLoc(), Result))
-      return;
-    const Stmt *Statement = Call;
-    if (const Stmt *P = parentStmt(Call, Ctx);
-        isa_and_nonnull<ExprWithCleanups>(P))
-      Statement = P;
-    const Stmt *Loop =
-        loopWhileOn(Statement, /*WalkUp=*/true, "disableProfiler", Ctx);
-    if (!Loop || callsSwitchOff(Loop, "disableProfiler", Ctx))
-      return;
-    utils::recordStatementPayload("torch-debug-api-enabled",
-                                  Call->getBeginLoc(), Call, Ctx);
-    diag(Call->getBeginLoc(),
-         "profiler enabled here stays on through the training loop at line %0 "
-         "with no disableProfiler() before the loop ends: every operator of "
-         "every iteration is recorded and kept in memory; profile a few "
-         "iterations instead")
-        << lineOf(Loop, SM);
+void DebugApiEnabledCheck::checkProfiler(
+    const CallExpr *Call, const MatchFinder::MatchResult &Result) {
+  ASTContext &Ctx = *Result.Context;
+  if (isSilenced(Call, Call->getBeginLoc(), Result))
     return;
-  }
+  const Stmt *Statement = Call;
+  if (const Stmt *P = parentStmt(Call, Ctx);
+      isa_and_nonnull<ExprWithCleanups>(P))
+    Statement = P;
+  const Stmt *Loop =
+      loopWhileOn(Statement, /*WalkUp=*/true, "disableProfiler", Ctx);
+  if (!Loop || callsSwitchOff(Loop, "disableProfiler", Ctx))
+    return;
+  utils::recordStatementPayload("torch-debug-api-enabled", Call->getBeginLoc(),
+                                Call, Ctx);
+  diag(Call->getBeginLoc(),
+       "profiler enabled here stays on through the training loop with no "
+       "disableProfiler() before the loop ends: every operator of every "
+       "iteration is recorded and kept in memory; profile a few iterations "
+       "instead");
+  noteTrainingLoop(Loop);
+}
 
-  if (const auto *Call =
-          Result.Nodes.getNodeAs<CXXMemberCallExpr>("deterministic")) {
-    std::optional<bool> On = Call->getNumArgs()
-                                 ? utils::provableBool(Call->getArg(0), Ctx)
-                                 : std::nullopt;
-    if (!On || !*On || isSilenced(Call, Call->getBeginLoc(), Result))
-      return;
-    utils::recordStatementPayload("torch-debug-api-enabled",
-                                  Call->getBeginLoc(), Call, Ctx);
-    diag(Call->getBeginLoc(),
-         "deterministic algorithms are switched on for the whole program: "
-         "some operators run slower kernels, or throw where only a "
-         "nondeterministic one exists; keep it only where reproducible results "
-         "are needed",
-         DiagnosticIDs::Remark);
-  }
+void DebugApiEnabledCheck::checkDeterministic(
+    const CXXMemberCallExpr *Call, const MatchFinder::MatchResult &Result) {
+  ASTContext &Ctx = *Result.Context;
+  std::optional<bool> On = Call->getNumArgs()
+                               ? utils::provableBool(Call->getArg(0), Ctx)
+                               : std::nullopt;
+  if (!On || !*On || isSilenced(Call, Call->getBeginLoc(), Result))
+    return;
+  utils::recordStatementPayload("torch-debug-api-enabled", Call->getBeginLoc(),
+                                Call, Ctx);
+  diag(Call->getBeginLoc(),
+       "deterministic algorithms are switched on for the whole program: "
+       "some operators run slower kernels, or throw where only a "
+       "nondeterministic one exists; keep it only where reproducible results "
+       "are needed",
+       DiagnosticIDs::Remark);
+}
+
+void DebugApiEnabledCheck::noteTrainingLoop(const Stmt *Loop) {
+  if (Loop)
+    diag(Loop->getBeginLoc(), "training loop here", DiagnosticIDs::Note);
 }
 
 TORCH_TIDY_CHECK_FACTORY(DebugApiEnabledCheck)

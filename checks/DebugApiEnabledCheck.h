@@ -31,6 +31,21 @@ public:
 private:
   bool isSilenced(const Stmt *S, SourceLocation Loc,
                   const ast_matchers::MatchFinder::MatchResult &Result);
+  /// A note at \p Loop, when there is one: the loop a warning speaks of.
+  void noteTrainingLoop(const Stmt *Loop);
+  void checkAnomalySwitch(const CallExpr *Call,
+                          const ast_matchers::MatchFinder::MatchResult &Result);
+  void checkGuard(const VarDecl *VD,
+                  const ast_matchers::MatchFinder::MatchResult &Result);
+  void checkProfiler(const CallExpr *Call,
+                     const ast_matchers::MatchFinder::MatchResult &Result);
+  void checkDeterministic(const CXXMemberCallExpr *Call,
+                          const ast_matchers::MatchFinder::MatchResult &Result);
+  std::vector<FixItHint> debugOnly(const Stmt *S,
+                                   const SourceManager &SM) const;
+  /// What the message advises for an anomaly switch: "remove it" or "keep
+  /// it to debug builds".
+  StringRef fixVerb() const;
 
   /// "wrap" (in #ifndef NDEBUG) or "remove".
   const std::string AnomalyFix;

@@ -259,14 +259,16 @@ void ZeroGradCheck::check(const MatchFinder::MatchResult &Result) {
 }
 
 /// Why a fix-it for \p Call would be unsafe; empty when none is known.
+/// \p ReadAt receives where the gradients are read before the next
+/// backward(), when that is the reason.
 static std::string unsafeFixReason(const Expr *Call, ASTContext &Ctx,
-                                   const SourceManager &SM) {
+                                   SourceLocation &ReadAt) {
   if (Call->getBeginLoc().isMacroID() || Call->getEndLoc().isMacroID())
     return "the call is in a macro expansion";
-  if (const Stmt *Read = findGradReadBeforeBackward(Call, Ctx))
-    return "the gradients are read at line " +
-           std::to_string(SM.getExpansionLineNumber(Read->getBeginLoc())) +
-           " before the next backward()";
+  if (const Stmt *Read = findGradReadBeforeBackward(Call, Ctx)) {
+    ReadAt = Read->getBeginLoc();
+    return "the gradients are read before the next backward()";
+  }
   return "";
 }
 
@@ -396,7 +398,8 @@ void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
               VersionText + "; reset the gradients instead";
   Message += " so backward() writes them without a memset";
 
-  std::string NoFix = unsafeFixReason(Call, Ctx, SM);
+  SourceLocation ReadAt;
+  std::string NoFix = unsafeFixReason(Call, Ctx, ReadAt);
   std::optional<FixItHint> Fix;
   if (NoFix.empty()) {
     switch (Kind) {
@@ -425,6 +428,7 @@ void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
                                 *Result.Context);
   if (!NoFix.empty()) {
     diag(Call->getExprLoc(), "%0; no fix-it: %1") << Message << NoFix;
+    noteGradientRead(ReadAt);
     return;
   }
   diag(Call->getExprLoc(), "%0") << Message << *Fix;
@@ -443,16 +447,18 @@ void ZeroGradCheck::checkManualZero(const CXXMemberCallExpr *ZeroCall,
       "reset it with 'mutable_grad().reset()' so backward() writes it directly";
   const auto *GradME = dyn_cast<MemberExpr>(GradAccess->getCallee());
   std::string NoFix;
+  SourceLocation ReadAt;
   if (!isStatementOfItsOwn(ZeroCall, Ctx))
     NoFix = "the result of 'zero_()' is used";
   else if (!GradME)
     NoFix = "the gradient access could not be rewritten";
   else
-    NoFix = unsafeFixReason(ZeroCall, Ctx, SM);
+    NoFix = unsafeFixReason(ZeroCall, Ctx, ReadAt);
   utils::recordStatementPayload("torch-zero-grad", ZeroCall->getExprLoc(),
                                 ZeroCall, Ctx);
   if (!NoFix.empty()) {
     diag(ZeroCall->getExprLoc(), "%0; no fix-it: %1") << Message << NoFix;
+    noteGradientRead(ReadAt);
     return;
   }
 
@@ -462,6 +468,11 @@ void ZeroGradCheck::checkManualZero(const CXXMemberCallExpr *ZeroCall,
         CharSourceRange::getTokenRange(GradME->getMemberLoc()), "mutable_grad");
   Diag << FixItHint::CreateReplacement(
       CharSourceRange::getTokenRange(ZeroCall->getExprLoc()), "reset");
+}
+
+void ZeroGradCheck::noteGradientRead(SourceLocation ReadAt) {
+  if (ReadAt.isValid())
+    diag(ReadAt, "the gradients are read here", DiagnosticIDs::Note);
 }
 
 TORCH_TIDY_CHECK_FACTORY(ZeroGradCheck)

@@ -38,6 +38,8 @@ private:
   void checkManualZero(const CXXMemberCallExpr *ZeroCall,
                        const CXXMemberCallExpr *GradAccess,
                        const ast_matchers::MatchFinder::MatchResult &Result);
+  /// A note at \p ReadAt, when valid: the read that rules the fix-it out.
+  void noteGradientRead(SourceLocation ReadAt);
 
   const bool IncludeModules;
   const bool ManualLoops;

@@ -17,10 +17,15 @@ struct NetImpl : nn::Module {
   NetImpl() : conv(3, 8, 3), bn(8) {}
   torch::Tensor forward(torch::Tensor x) { return bn(conv(x)); }
   nn::Conv2d conv;
-  // CHECK-MESSAGES-LOAD: :[[@LINE-3]]:15: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn' at line [[@LINE-2]], which subtracts the per-channel mean right after; build the convolution with .bias(false); no fix-it: weights are loaded from a checkpoint (torch::load at line 37) and one saved with the bias would no longer load [torch-conv-bias-before-batchnorm]
-  // CHECK-MESSAGES-JIT: :[[@LINE-4]]:15: warning: {{.*}}; no fix-it: weights are loaded from a checkpoint (torch::jit::load at line 40) and one saved with the bias would no longer load [torch-conv-bias-before-batchnorm]
-  // CHECK-MESSAGES-CUSTOM: :[[@LINE-5]]:15: warning: {{.*}}; no fix-it: weights are loaded from a checkpoint (restore_weights at line 35) and one saved with the bias would no longer load [torch-conv-bias-before-batchnorm]
-  // CHECK-MESSAGES-NONE: :[[@LINE-6]]:15: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn' at line [[@LINE-5]], which subtracts the per-channel mean right after; build the convolution with .bias(false) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES-LOAD: :[[@LINE-3]]:15: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn', which subtracts the per-channel mean right after; build the convolution with .bias(false); no fix-it: weights are loaded from a checkpoint (torch::load) and one saved with the bias would no longer load [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES-LOAD: :[[@LINE-3]]:{{[0-9]+}}: note: batch norm here
+  // CHECK-MESSAGES-LOAD: :[[@LINE+20]]:{{[0-9]+}}: note: the checkpoint is loaded here
+  // CHECK-MESSAGES-JIT: :[[@LINE-6]]:15: warning: {{.*}}; no fix-it: weights are loaded from a checkpoint (torch::jit::load) and one saved with the bias would no longer load [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES-JIT: :[[@LINE+21]]:{{[0-9]+}}: note: the checkpoint is loaded here
+  // CHECK-MESSAGES-CUSTOM: :[[@LINE-8]]:15: warning: {{.*}}; no fix-it: weights are loaded from a checkpoint (restore_weights) and one saved with the bias would no longer load [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES-CUSTOM: :[[@LINE+14]]:{{[0-9]+}}: note: the checkpoint is loaded here
+  // CHECK-MESSAGES-NONE: :[[@LINE-10]]:15: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn', which subtracts the per-channel mean right after; build the convolution with .bias(false) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES-NONE: :[[@LINE-10]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES-NONE: {{^}}  NetImpl() : conv(torch::nn::Conv2dOptions(3, 8, 3).bias(false)), bn(8) {}{{$}}
   nn::BatchNorm2d bn;
 };

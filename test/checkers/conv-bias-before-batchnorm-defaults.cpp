@@ -24,12 +24,14 @@ nn::Conv2dOptions conv_options(int64_t in, int64_t out, int64_t k,
 nn::Sequential stem(bool learned) {
   return nn::Sequential(
       nn::Conv2d(conv_options(3, 64, 3)), nn::BatchNorm2d(64),
-      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: bias of the Conv2d from 'conv_options' is cancelled by the BatchNorm2d at line [[@LINE-1]], which subtracts the per-channel mean right after; pass false for its parameter 'with_bias' [torch-conv-bias-before-batchnorm]
-      // CHECK-MESSAGES: :[[@LINE-11]]:69: note: 'with_bias' defaults to true
-      // CHECK-MESSAGES: :[[@LINE-9]]:13: note: the convolution's bias is set from 'with_bias' here
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: bias of the Conv2d from 'conv_options' is cancelled by the BatchNorm2d, which subtracts the per-channel mean right after; pass false for its parameter 'with_bias' [torch-conv-bias-before-batchnorm]
+      // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
+      // CHECK-MESSAGES: :[[@LINE-12]]:69: note: 'with_bias' defaults to true
+      // CHECK-MESSAGES: :[[@LINE-10]]:13: note: the convolution's bias is set from 'with_bias' here
       // CHECK-FIXES: {{^}}      nn::Conv2d(conv_options(3, 64, 3, 1, false)), nn::BatchNorm2d(64),{{$}}
       nn::Conv2d(conv_options(64, 64, 3, 2, true)), nn::BatchNorm2d(64),
-      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: bias of the Conv2d from 'conv_options' is cancelled by the BatchNorm2d at line [[@LINE-1]], which subtracts the per-channel mean right after; pass false for its parameter 'with_bias' [torch-conv-bias-before-batchnorm]
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: bias of the Conv2d from 'conv_options' is cancelled by the BatchNorm2d, which subtracts the per-channel mean right after; pass false for its parameter 'with_bias' [torch-conv-bias-before-batchnorm]
+      // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
       // CHECK-FIXES: {{^}}      nn::Conv2d(conv_options(64, 64, 3, 2, false)), nn::BatchNorm2d(64),{{$}}
       nn::Conv2d(conv_options(64, 64, 3, 1, false)), nn::BatchNorm2d(64),
       // Undecided: the caller's flag.
@@ -46,7 +48,8 @@ nn::Sequential down() {
   nn::Sequential S;
   S->push_back(nn::Conv2d(down_options(64, 128, 2)));
   S->push_back(nn::BatchNorm2d(128));
-  // CHECK-MESSAGES: :[[@LINE-2]]:16: warning: bias of the Conv2d from 'down_options' is cancelled by the BatchNorm2d at line [[@LINE-1]], which
+  // CHECK-MESSAGES: :[[@LINE-2]]:16: warning: bias of the Conv2d from 'down_options' is cancelled by the BatchNorm2d, which
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  S->push_back(nn::Conv2d(down_options(64, 128, 2, false)));{{$}}
   return S;
 }
@@ -61,7 +64,8 @@ nn::Sequential body() {
   return nn::Sequential(conv3x3(64, 64), nn::BatchNorm2d(64), nn::ReLU(),
                         conv3x3(64, 64, false), nn::BatchNorm2d(64),
                         conv3x3(64, 10));
-  // CHECK-MESSAGES: :[[@LINE-3]]:25: warning: bias of the Conv2d from 'conv3x3' is cancelled by the BatchNorm2d at line [[@LINE-3]], which subtracts the per-channel mean right after; pass false for its parameter 'bias' [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-3]]:25: warning: bias of the Conv2d from 'conv3x3' is cancelled by the BatchNorm2d, which subtracts the per-channel mean right after; pass false for its parameter 'bias' [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-4]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  return nn::Sequential(conv3x3(64, 64, false), nn::BatchNorm2d(64), nn::ReLU(),{{$}}
 }
 
@@ -76,7 +80,8 @@ nn::Conv2dOptions padded_options(int64_t in, int64_t out,
 
 nn::Sequential padded() {
   return nn::Sequential(nn::Conv2d(padded_options(3, 8)), nn::BatchNorm2d(8));
-  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of the Conv2d from 'padded_options' is cancelled by the BatchNorm2d at line [[@LINE-1]], which subtracts the per-channel mean right after; pass false for its parameter 'bias'; no fix-it: the parameters before 'bias' have defaults that are not literals [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of the Conv2d from 'padded_options' is cancelled by the BatchNorm2d, which subtracts the per-channel mean right after; pass false for its parameter 'bias'; no fix-it: the parameters before 'bias' have defaults that are not literals [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
 }
 
 // --- A module whose constructor takes the bias -----------------------------
@@ -96,15 +101,16 @@ TORCH_MODULE(ConvBlock);
 nn::Sequential blocks(bool learned) {
   nn::Sequential S;
   S->push_back(ConvBlock(3, 64));
-  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: bias of the Conv2d 'conv' built by this ConvBlockImpl is cancelled by the BatchNorm2d 'bn' at line [[@LINE-9]], which subtracts the per-channel mean right after; pass false for its parameter 'bias' [torch-conv-bias-before-batchnorm]
-  // CHECK-MESSAGES: :[[@LINE-15]]:54: note: 'bias' defaults to true
-  // CHECK-MESSAGES: :[[@LINE-15]]:60: note: the convolution's bias is set from 'bias' here
+  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: bias of the Conv2d 'conv' built by this ConvBlockImpl is cancelled by the BatchNorm2d 'bn', which subtracts the per-channel mean right after; pass false for its parameter 'bias' [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-10]]:{{[0-9]+}}: note: batch norm here
+  // CHECK-MESSAGES: :[[@LINE-16]]:54: note: 'bias' defaults to true
+  // CHECK-MESSAGES: :[[@LINE-16]]:60: note: the convolution's bias is set from 'bias' here
   // CHECK-FIXES: {{^}}  S->push_back(ConvBlock(3, 64, false));{{$}}
   S->push_back(ConvBlock(64, 64, true));
-  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: bias of the Conv2d 'conv' built by this ConvBlockImpl is cancelled by the BatchNorm2d 'bn' at line
+  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: bias of the Conv2d 'conv' built by this ConvBlockImpl is cancelled by the BatchNorm2d 'bn'
   // CHECK-FIXES: {{^}}  S->push_back(ConvBlock(64, 64, false));{{$}}
   S->push_back(std::make_shared<ConvBlockImpl>(64, 64));
-  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: bias of the Conv2d 'conv' built by this ConvBlockImpl is cancelled by the BatchNorm2d 'bn' at line
+  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: bias of the Conv2d 'conv' built by this ConvBlockImpl is cancelled by the BatchNorm2d 'bn'
   // CHECK-FIXES: {{^}}  S->push_back(std::make_shared<ConvBlockImpl>(64, 64, false));{{$}}
   S->push_back(ConvBlock(64, 64, false));
   S->push_back(ConvBlock(64, 64, learned));
@@ -137,11 +143,13 @@ nn::Sequential wrapped(bool learned) {
                    Conv(16, 16, 1, learned), nn::BatchNorm2d(16),
                    Conv(16, 16, 1, false), nn::BatchNorm2d(16),
                    ConvAct(16), nn::BatchNorm2d(16), Conv(16, 16, 1));
-  // CHECK-MESSAGES: :[[@LINE-4]]:20: warning: bias of the Conv2d 'conv' built by this ConvImpl is cancelled by the BatchNorm2d at line [[@LINE-4]], which subtracts the per-channel mean right after; pass false for its parameter 'bias' [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-4]]:20: warning: bias of the Conv2d 'conv' built by this ConvImpl is cancelled by the BatchNorm2d, which subtracts the per-channel mean right after; pass false for its parameter 'bias' [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-5]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  nn::Sequential S(Conv(3, 16, 3, false), nn::BatchNorm2d(16), nn::ReLU(),{{$}}
   S->push_back(Conv(16, 32, 3));
   S->push_back(nn::BatchNorm2d(32));
-  // CHECK-MESSAGES: :[[@LINE-2]]:16: warning: bias of the Conv2d 'conv' built by this ConvImpl is cancelled by the BatchNorm2d at line [[@LINE-1]], which
+  // CHECK-MESSAGES: :[[@LINE-2]]:16: warning: bias of the Conv2d 'conv' built by this ConvImpl is cancelled by the BatchNorm2d, which
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  S->push_back(Conv(16, 32, 3, false));{{$}}
   return S;
 }
@@ -159,11 +167,14 @@ struct DecoderImpl : nn::Module {
         up2(nn::ConvTranspose2dOptions(32, 16, 2).stride(2)), bn2(16),
         up3(nn::ConvTranspose3dOptions(16, 8, 2)), bn3(8),
         up4(up_options(8, 8, false)), bn4(8) {}
-  // CHECK-MESSAGES: :[[@LINE-4]]:9: warning: bias of the ConvTranspose2d from 'up_options' is cancelled by the BatchNorm2d 'bn1' at line [[@LINE+8]], which subtracts the per-channel mean right after; pass false for its parameter 'bias' [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-4]]:9: warning: bias of the ConvTranspose2d from 'up_options' is cancelled by the BatchNorm2d 'bn1', which subtracts the per-channel mean right after; pass false for its parameter 'bias' [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE+10]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}      : up1(up_options(64, 32, false)), bn1(32),{{$}}
-  // CHECK-MESSAGES: :[[@LINE-5]]:9: warning: bias of this ConvTranspose2d is cancelled by the BatchNorm2d 'bn2' at line [[@LINE+7]], which subtracts the per-channel mean right after; build the convolution with .bias(false) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-6]]:9: warning: bias of this ConvTranspose2d is cancelled by the BatchNorm2d 'bn2', which subtracts the per-channel mean right after; build the convolution with .bias(false) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE+8]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}        up2(nn::ConvTranspose2dOptions(32, 16, 2).stride(2).bias(false)), bn2(16),{{$}}
-  // CHECK-MESSAGES: :[[@LINE-6]]:9: warning: bias of this ConvTranspose3d is cancelled by the BatchNorm3d 'bn3' at line [[@LINE+7]], which
+  // CHECK-MESSAGES: :[[@LINE-8]]:9: warning: bias of this ConvTranspose3d is cancelled by the BatchNorm3d 'bn3', which
+  // CHECK-MESSAGES: :[[@LINE+7]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}        up3(nn::ConvTranspose3dOptions(16, 8, 2).bias(false)), bn3(8),{{$}}
   torch::Tensor forward(torch::Tensor x, torch::Tensor v) {
     x = up1(x);
@@ -184,7 +195,8 @@ struct DecoderImpl : nn::Module {
 
 nn::Sequential upsample() {
   return nn::Sequential(nn::ConvTranspose1d(8, 4, 2), nn::BatchNorm1d(4));
-  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of this ConvTranspose1d is cancelled by the BatchNorm1d at line [[@LINE-1]], which
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of this ConvTranspose1d is cancelled by the BatchNorm1d, which
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  return nn::Sequential(nn::ConvTranspose1d(torch::nn::ConvTranspose1dOptions(8, 4, 2).bias(false)), nn::BatchNorm1d(4));{{$}}
 }
 

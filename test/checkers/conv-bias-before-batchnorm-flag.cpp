@@ -15,7 +15,8 @@ nn::Sequential pushed(int64_t c, bool use_bn) {
   S->push_back(nn::Conv2d(nn::Conv2dOptions(3, c, 3).padding(1)));
   if (use_bn)
     S->push_back(nn::BatchNorm2d(c));
-  // CHECK-MESSAGES: :[[@LINE-3]]:16: warning: bias of this Conv2d is cancelled by the BatchNorm2d at line [[@LINE-1]] (added when 'use_bn' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!use_bn) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-3]]:16: warning: bias of this Conv2d is cancelled by the BatchNorm2d (added when 'use_bn' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!use_bn) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  S->push_back(nn::Conv2d(nn::Conv2dOptions(3, c, 3).padding(1).bias(!use_bn)));{{$}}
   S->push_back(nn::ReLU());
   return S;
@@ -28,7 +29,8 @@ nn::Sequential braced(int64_t c, bool batch_norm) {
     seq->push_back("bn", nn::BatchNorm2d(c));
     seq->push_back(nn::ReLU());
   }
-  // CHECK-MESSAGES: :[[@LINE-5]]:18: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn' at line [[@LINE-3]] (added when 'batch_norm' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!batch_norm) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-5]]:18: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn' (added when 'batch_norm' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!batch_norm) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-4]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  seq->push_back(nn::Conv2d(torch::nn::Conv2dOptions(c, c, 3).bias(!batch_norm)));{{$}}
   return seq;
 }
@@ -44,12 +46,14 @@ nn::Sequential fromConfig(const Config &cfg, int64_t c) {
   seq->push_back(nn::Conv1d(nn::Conv1dOptions(c, c, 3).bias(true)));
   if (!no_bn)
     seq->push_back(nn::BatchNorm1d(c));
-  // CHECK-MESSAGES: :[[@LINE-3]]:18: warning: bias of this Conv1d is cancelled by the BatchNorm1d at line [[@LINE-1]] (added when '!no_bn' holds), which subtracts the per-channel mean right after; build the convolution with .bias(no_bn) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-3]]:18: warning: bias of this Conv1d is cancelled by the BatchNorm1d (added when '!no_bn' holds), which subtracts the per-channel mean right after; build the convolution with .bias(no_bn) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  seq->push_back(nn::Conv1d(nn::Conv1dOptions(c, c, 3).bias(no_bn)));{{$}}
   seq->push_back(nn::ConvTranspose2d(nn::ConvTranspose2dOptions(c, c, 2)));
   if (cfg.batch_norm && c > 1)
     seq->push_back(nn::BatchNorm2d(c));
-  // CHECK-MESSAGES: :[[@LINE-3]]:18: warning: bias of this ConvTranspose2d is cancelled by the BatchNorm2d at line [[@LINE-1]] (added when 'cfg.batch_norm && c > 1' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!(cfg.batch_norm && c > 1)) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-3]]:18: warning: bias of this ConvTranspose2d is cancelled by the BatchNorm2d (added when 'cfg.batch_norm && c > 1' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!(cfg.batch_norm && c > 1)) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  seq->push_back(nn::ConvTranspose2d(nn::ConvTranspose2dOptions(c, c, 2).bias(!(cfg.batch_norm && c > 1))));{{$}}
   return seq;
 }
@@ -64,7 +68,8 @@ nn::Sequential noFix(int64_t c, bool use_bn) {
   S->push_back(nn::Conv2d(c, c, 3));
   if (nextFlag())
     S->push_back(nn::BatchNorm2d(c));
-  // CHECK-MESSAGES: :[[@LINE-3]]:16: warning: bias of this Conv2d is cancelled by the BatchNorm2d at line [[@LINE-1]] (added when 'nextFlag()' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!nextFlag()); no fix-it: the condition 'nextFlag()' has side effects [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-3]]:16: warning: bias of this Conv2d is cancelled by the BatchNorm2d (added when 'nextFlag()' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!nextFlag()); no fix-it: the condition 'nextFlag()' has side effects [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   S->push_back(nn::Conv2d(c, c, 3));
   if (globalBatchNorm)
     S->push_back(nn::BatchNorm2d(c));
@@ -92,17 +97,21 @@ nn::Sequential helpers(int64_t c, bool use_bn) {
   S->push_back(nn::Conv2d(options3x3(c)));
   if (use_bn)
     S->push_back(nn::BatchNorm2d(c));
-  // CHECK-MESSAGES: :[[@LINE-3]]:16: warning: bias of the Conv2d from 'options3x3' is cancelled by the BatchNorm2d at line [[@LINE-1]] (added when 'use_bn' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!use_bn) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-3]]:16: warning: bias of the Conv2d from 'options3x3' is cancelled by the BatchNorm2d (added when 'use_bn' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!use_bn) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  S->push_back(nn::Conv2d(options3x3(c).bias(!use_bn)));{{$}}
   // The helper is not changed for the call the BatchNorm always follows:
   // the flagged call would lose its bias without a BatchNorm.
   S->push_back(conv3x3(c));
   if (use_bn)
     S->push_back(nn::BatchNorm2d(c));
-  // CHECK-MESSAGES: :[[@LINE-3]]:16: warning: bias of the Conv2d from 'conv3x3' is cancelled by the BatchNorm2d at line [[@LINE-1]] (added when 'use_bn' holds), {{.*}}; no fix-it: the convolution is built inside 'conv3x3', where the condition cannot be read [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-3]]:16: warning: bias of the Conv2d from 'conv3x3' is cancelled by the BatchNorm2d (added when 'use_bn' holds), {{.*}}; no fix-it: the convolution is built inside 'conv3x3', where the condition cannot be read [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   S->push_back(conv3x3(c));
   S->push_back(nn::BatchNorm2d(c));
-  // CHECK-MESSAGES: :[[@LINE-2]]:16: warning: bias of the Conv2d from 'conv3x3' is cancelled by the BatchNorm2d at line [[@LINE-1]], {{.*}}; no fix-it: 'conv3x3' also builds convolutions that no BatchNorm follows (line [[@LINE-6]]); pass the bias as a parameter [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:16: warning: bias of the Conv2d from 'conv3x3' is cancelled by the BatchNorm2d, {{.*}}; no fix-it: 'conv3x3' also builds convolutions that no BatchNorm follows; pass the bias as a parameter [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
+  // CHECK-MESSAGES: :[[@LINE-9]]:{{[0-9]+}}: note: called here with no batch norm after it
   return S;
 }
 
@@ -111,7 +120,8 @@ nn::Sequential helpers(int64_t c, bool use_bn) {
 struct BlockImpl : nn::Module {
   BlockImpl(int64_t c, bool use_bn)
       : use_bn_(use_bn), conv(nn::Conv2dOptions(c, c, 3).padding(1)) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn' at line [[@LINE+9]] (added when 'use_bn_' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!use_bn) [torch-conv-bias-before-batchnorm]
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn' (added when 'use_bn_' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!use_bn) [torch-conv-bias-before-batchnorm]
+    // CHECK-MESSAGES: :[[@LINE+9]]:{{[0-9]+}}: note: batch norm here
     // CHECK-FIXES: {{^}}      : use_bn_(use_bn), conv(nn::Conv2dOptions(c, c, 3).padding(1).bias(!use_bn)) {{[{]}}{{$}}
     register_module("conv", conv);
     if (use_bn)
@@ -131,7 +141,8 @@ struct BlockImpl : nn::Module {
 // The member flag can change after construction: no fix-it.
 struct SwitchImpl : nn::Module {
   SwitchImpl(int64_t c, bool use_bn) : use_bn(use_bn), conv(c, c, 3) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:56: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn' at line [[@LINE+6]] (added when 'use_bn' holds), {{.*}}; no fix-it: 'use_bn' may change after the constructor [torch-conv-bias-before-batchnorm]
+    // CHECK-MESSAGES: :[[@LINE-1]]:56: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn' (added when 'use_bn' holds), {{.*}}; no fix-it: 'use_bn' may change after the constructor [torch-conv-bias-before-batchnorm]
+    // CHECK-MESSAGES: :[[@LINE+6]]:{{[0-9]+}}: note: batch norm here
     bn = register_module("bn", nn::BatchNorm2d(c));
   }
   torch::Tensor forward(torch::Tensor x) {

@@ -12,7 +12,8 @@ nn::Conv2d conv3x3Shared(int64_t In, int64_t Out) {
 
 nn::Sequential block() {
   return nn::Sequential(conv3x3Shared(3, 8), nn::BatchNorm2d(8));
-  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of the Conv2d from 'conv3x3Shared' is cancelled by the BatchNorm2d at line [[@LINE-1]], which subtracts the per-channel mean right after; build the convolution with .bias(false); no fix-it: 'conv3x3Shared' is declared in a header, so other files may call it without a BatchNorm; pass the bias as a parameter [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of the Conv2d from 'conv3x3Shared' is cancelled by the BatchNorm2d, which subtracts the per-channel mean right after; build the convolution with .bias(false); no fix-it: 'conv3x3Shared' is declared in a header, so other files may call it without a BatchNorm; pass the bias as a parameter [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
 }
 
 // Internal linkage: every caller is in this file.
@@ -23,5 +24,6 @@ static nn::Conv2d conv1x1(int64_t In, int64_t Out) {
 
 nn::Sequential pointwise() {
   return nn::Sequential(conv1x1(3, 8), nn::BatchNorm2d(8));
-  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of the Conv2d from 'conv1x1' is cancelled by the BatchNorm2d at line [[@LINE-1]], which subtracts the per-channel mean right after; build the convolution with .bias(false) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of the Conv2d from 'conv1x1' is cancelled by the BatchNorm2d, which subtracts the per-channel mean right after; build the convolution with .bias(false) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
 }

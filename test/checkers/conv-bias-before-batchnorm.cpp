@@ -11,13 +11,15 @@ namespace nn = torch::nn;
 nn::Sequential variadic() {
   return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(3, 16, 3).stride(2)),
                         nn::BatchNorm2d(16), nn::ReLU());
-  // CHECK-MESSAGES: :[[@LINE-2]]:25: warning: bias of this Conv2d is cancelled by the BatchNorm2d at line [[@LINE-1]], which subtracts the per-channel mean right after; build the convolution with .bias(false) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:25: warning: bias of this Conv2d is cancelled by the BatchNorm2d, which subtracts the per-channel mean right after; build the convolution with .bias(false) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(3, 16, 3).stride(2).bias(false)),{{$}}
 }
 
 nn::Sequential braced() {
   nn::Sequential S{nn::Conv2d(3, 16, 3), nn::BatchNorm2d(16)};
-  // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: bias of this Conv2d is cancelled by the BatchNorm2d at line [[@LINE-1]], which
+  // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: bias of this Conv2d is cancelled by the BatchNorm2d, which
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  nn::Sequential S{nn::Conv2d(torch::nn::Conv2dOptions(3, 16, 3).bias(false)), nn::BatchNorm2d(16)};{{$}}
   return S;
 }
@@ -25,7 +27,8 @@ nn::Sequential braced() {
 nn::Sequential named() {
   return nn::Sequential({{"conv", nn::Conv3d(3, 16, 3)},
                          {"bn", nn::BatchNorm3d(16)}});
-  // CHECK-MESSAGES: :[[@LINE-2]]:35: warning: bias of this Conv3d is cancelled by the BatchNorm3d 'bn' at line [[@LINE-1]], which
+  // CHECK-MESSAGES: :[[@LINE-2]]:35: warning: bias of this Conv3d is cancelled by the BatchNorm3d 'bn', which
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  return nn::Sequential({{[{][{]}}"conv", nn::Conv3d(torch::nn::Conv3dOptions(3, 16, 3).bias(false))},{{$}}
 }
 
@@ -33,11 +36,13 @@ nn::Sequential pushed() {
   nn::Sequential S;
   S->push_back(nn::Conv1d(nn::Conv1dOptions(3, 16, 3).bias(true)));
   S->push_back("bn", nn::BatchNorm1d(16));
-  // CHECK-MESSAGES: :[[@LINE-2]]:16: warning: bias of this Conv1d is cancelled by the BatchNorm1d 'bn' at line [[@LINE-1]], which
+  // CHECK-MESSAGES: :[[@LINE-2]]:16: warning: bias of this Conv1d is cancelled by the BatchNorm1d 'bn', which
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  S->push_back(nn::Conv1d(nn::Conv1dOptions(3, 16, 3).bias(false)));{{$}}
   S->push_back(std::make_shared<nn::Conv2dImpl>(16, 32, 1));
   S->push_back(nn::BatchNorm2d(32));
-  // CHECK-MESSAGES: :[[@LINE-2]]:16: warning: bias of this Conv2d is cancelled by the BatchNorm2d at line [[@LINE-1]], which
+  // CHECK-MESSAGES: :[[@LINE-2]]:16: warning: bias of this Conv2d is cancelled by the BatchNorm2d, which
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  S->push_back(std::make_shared<nn::Conv2dImpl>(torch::nn::Conv2dOptions(16, 32, 1).bias(false)));{{$}}
   return S;
 }
@@ -45,7 +50,8 @@ nn::Sequential pushed() {
 nn::Sequential transposed() {
   return nn::Sequential(nn::ConvTranspose2d(nn::ConvTranspose2dOptions(8, 4, 2)),
                         nn::BatchNorm2d(4));
-  // CHECK-MESSAGES: :[[@LINE-2]]:25: warning: bias of this ConvTranspose2d is cancelled by the BatchNorm2d at line [[@LINE-1]], which
+  // CHECK-MESSAGES: :[[@LINE-2]]:25: warning: bias of this ConvTranspose2d is cancelled by the BatchNorm2d, which
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  return nn::Sequential(nn::ConvTranspose2d(nn::ConvTranspose2dOptions(8, 4, 2).bias(false)),{{$}}
 }
 
@@ -54,14 +60,16 @@ nn::Sequential optionsVariable() {
   // CHECK-FIXES: {{^}}  auto Opts = nn::Conv2dOptions(3, 16, 3).padding(1).bias(false);{{$}}
   Opts.stride(2);
   return nn::Sequential(nn::Conv2d(Opts), nn::BatchNorm2d(16));
-  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of this Conv2d is cancelled by the BatchNorm2d at line [[@LINE-1]], which
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of this Conv2d is cancelled by the BatchNorm2d, which
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
 }
 
 nn::Sequential flagVariable() {
   bool UseBias = true;
   return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(3, 16, 3).bias(UseBias)),
                         nn::BatchNorm2d(16));
-  // CHECK-MESSAGES: :[[@LINE-2]]:25: warning: bias of this Conv2d is cancelled by the BatchNorm2d at line [[@LINE-1]], which
+  // CHECK-MESSAGES: :[[@LINE-2]]:25: warning: bias of this Conv2d is cancelled by the BatchNorm2d, which
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(3, 16, 3).bias(false)),{{$}}
 }
 
@@ -69,16 +77,19 @@ nn::Sequential flagVariable() {
 
 struct NetImpl : nn::Module {
   NetImpl() : conv1(3, 16, 3), bn1(16), bn2(16) {
-    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn1' at line [[@LINE+13]], which
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn1', which
+    // CHECK-MESSAGES: :[[@LINE+15]]:{{[0-9]+}}: note: batch norm here
     // CHECK-FIXES: {{^}}  NetImpl() : conv1(torch::nn::Conv2dOptions(3, 16, 3).bias(false)), bn1(16), bn2(16) {{[{]}}{{$}}
     register_module("conv1", conv1);
     register_module("bn1", bn1);
     conv2 = register_module(
         "conv2", nn::Conv2d(nn::Conv2dOptions(16, 16, 3).padding(1)));
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn2' at line [[@LINE+9]], which
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn2', which
+    // CHECK-MESSAGES: :[[@LINE+10]]:{{[0-9]+}}: note: batch norm here
     // CHECK-FIXES: {{^}}        "conv2", nn::Conv2d(nn::Conv2dOptions(16, 16, 3).padding(1).bias(false)));{{$}}
     conv3 = register_module("conv3", nn::Conv2d(16, 16, 1));
-    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn2' at line [[@LINE+8]], which
+    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn2', which
+    // CHECK-MESSAGES: :[[@LINE+8]]:{{[0-9]+}}: note: batch norm here
     // CHECK-FIXES: {{^}}    conv3 = register_module("conv3", nn::Conv2d(torch::nn::Conv2dOptions(16, 16, 1).bias(false)));{{$}}
   }
   torch::Tensor forward(torch::Tensor x) {
@@ -102,8 +113,10 @@ nn::Conv2d conv3x3(int64_t In, int64_t Out) {
 
 struct BlockImpl : nn::Module {
   BlockImpl() : conv1(conv3x3(3, 8)), bn1(8), conv2(conv3x3(8, 8)), bn2(8) {}
-  // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: bias of the Conv2d from 'conv3x3' is cancelled by the BatchNorm2d 'bn1' at line [[@LINE+4]], which
-  // CHECK-MESSAGES: :[[@LINE-2]]:53: warning: bias of the Conv2d from 'conv3x3' is cancelled by the BatchNorm2d 'bn2' at line [[@LINE+6]], which
+  // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: bias of the Conv2d from 'conv3x3' is cancelled by the BatchNorm2d 'bn1', which
+  // CHECK-MESSAGES: :[[@LINE+5]]:{{[0-9]+}}: note: batch norm here
+  // CHECK-MESSAGES: :[[@LINE-3]]:53: warning: bias of the Conv2d from 'conv3x3' is cancelled by the BatchNorm2d 'bn2', which
+  // CHECK-MESSAGES: :[[@LINE+6]]:{{[0-9]+}}: note: batch norm here
   torch::Tensor forward(torch::Tensor x) {
     auto out = conv1->forward(x);
     out = bn1->forward(out);
@@ -125,7 +138,8 @@ nn::Conv2dOptions convOptions(int64_t In, int64_t Out) {
 nn::Sequential helperOptions() {
   return nn::Sequential(nn::Conv2d(convOptions(3, 8)), nn::BatchNorm2d(8),
                         nn::Conv2d(convOptions(8, 8)));
-  // CHECK-MESSAGES: :[[@LINE-2]]:25: warning: bias of the Conv2d from 'convOptions' is cancelled by the BatchNorm2d at line [[@LINE-2]], which
+  // CHECK-MESSAGES: :[[@LINE-2]]:25: warning: bias of the Conv2d from 'convOptions' is cancelled by the BatchNorm2d, which
+  // CHECK-MESSAGES: :[[@LINE-3]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  return nn::Sequential(nn::Conv2d(convOptions(3, 8).bias(false)), nn::BatchNorm2d(8),{{$}}
 }
 
@@ -134,19 +148,23 @@ nn::Conv2d conv1x1(int64_t In, int64_t Out) { return nn::Conv2d(In, Out, 1); }
 
 nn::Sequential helperShared() {
   return nn::Sequential(conv1x1(3, 8), nn::BatchNorm2d(8), conv1x1(8, 8));
-  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of the Conv2d from 'conv1x1' is cancelled by the BatchNorm2d at line [[@LINE-1]], which subtracts the per-channel mean right after; build the convolution with .bias(false); no fix-it: 'conv1x1' also builds convolutions that no BatchNorm follows (line [[@LINE-1]]); pass the bias as a parameter [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of the Conv2d from 'conv1x1' is cancelled by the BatchNorm2d, which subtracts the per-channel mean right after; build the convolution with .bias(false); no fix-it: 'conv1x1' also builds convolutions that no BatchNorm follows; pass the bias as a parameter [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
+  // CHECK-MESSAGES: :[[@LINE-3]]:{{[0-9]+}}: note: called here with no batch norm after it
 }
 
 #define CONV_OPTIONS(In, Out) nn::Conv2dOptions(In, Out, 3)
 
 nn::Sequential macroOptions() {
   return nn::Sequential(nn::Conv2d(CONV_OPTIONS(3, 8)), nn::BatchNorm2d(8));
-  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of this Conv2d is cancelled by the BatchNorm2d at line [[@LINE-1]], {{.*}}; no fix-it: the options are written in a macro [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of this Conv2d is cancelled by the BatchNorm2d, {{.*}}; no fix-it: the options are written in a macro [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
 }
 
 template <typename T> nn::Sequential inTemplate(T Channels) {
   return nn::Sequential(nn::Conv2d(3, 8, 3), nn::BatchNorm2d(8));
-  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of this Conv2d is cancelled by the BatchNorm2d at line [[@LINE-1]], which
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of this Conv2d is cancelled by the BatchNorm2d, which
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  return nn::Sequential(nn::Conv2d(torch::nn::Conv2dOptions(3, 8, 3).bias(false)), nn::BatchNorm2d(8));{{$}}
 }
 template nn::Sequential inTemplate<int>(int);
@@ -211,7 +229,8 @@ nn::Sequential conditionalBatchNorm(bool BatchNorm) {
   S->push_back(nn::Conv2d(3, 16, 3));
   if (BatchNorm)
     S->push_back(nn::BatchNorm2d(16));
-  // CHECK-MESSAGES: :[[@LINE-3]]:16: warning: bias of this Conv2d is cancelled by the BatchNorm2d at line [[@LINE-1]] (added when 'BatchNorm' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!BatchNorm) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-3]]:16: warning: bias of this Conv2d is cancelled by the BatchNorm2d (added when 'BatchNorm' holds), which subtracts the per-channel mean right after; build the convolution with .bias(!BatchNorm) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
   // CHECK-FIXES: {{^}}  S->push_back(nn::Conv2d(torch::nn::Conv2dOptions(3, 16, 3).bias(!BatchNorm)));{{$}}
   return S;
 }
@@ -262,4 +281,25 @@ struct ElsewhereImpl : nn::Module {
 // Loading an optimizer's state loads no module weights.
 void resume(torch::optim::Optimizer &Optimizer) {
   torch::load(Optimizer, "optimizer.pt");
+}
+
+// --- Names are reported verbatim ---------------------------------------------
+
+// A name is an argument of the diagnostic, never part of its format string:
+// `%1%0` in it is printed as written.
+nn::Sequential percentNames() {
+  return nn::Sequential({{"conv%0", nn::Conv2d(3, 16, 3)},
+                         {"bn%1%0", nn::BatchNorm2d(16)}});
+  // CHECK-MESSAGES: :[[@LINE-2]]:37: warning: bias of this Conv2d is cancelled by the BatchNorm2d 'bn%1%0', which subtracts the per-channel mean right after; build the convolution with .bias(false) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
+  // CHECK-FIXES: {{^}}  return nn::Sequential({{[{][{]}}"conv%0", nn::Conv2d(torch::nn::Conv2dOptions(3, 16, 3).bias(false))},{{$}}
+}
+
+nn::Sequential percentPushed() {
+  nn::Sequential S;
+  S->push_back("conv%1", nn::Conv2d(3, 16, 3));
+  S->push_back("%0%%bn", nn::BatchNorm2d(16));
+  // CHECK-MESSAGES: :[[@LINE-2]]:26: warning: bias of this Conv2d is cancelled by the BatchNorm2d '%0%%bn', which
+  // CHECK-FIXES: {{^}}  S->push_back("conv%1", nn::Conv2d(torch::nn::Conv2dOptions(3, 16, 3).bias(false)));{{$}}
+  return S;
 }

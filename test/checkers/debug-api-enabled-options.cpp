@@ -11,9 +11,11 @@
 
 void train(torch::nn::Linear &Model, torch::optim::SGD &Opt) {
   torch::autograd::AnomalyMode::set_enabled(true);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: anomaly detection switched on here stays on for the training loop at line [[@LINE+7]]: every backward() then records a stack trace for each autograd node and checks each gradient for NaN, which slows training several times on CPU and GPU; remove it [torch-debug-api-enabled]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: anomaly detection switched on here stays on for the training loop: every backward() then records a stack trace for each autograd node and checks each gradient for NaN, which slows training several times on CPU and GPU; remove it [torch-debug-api-enabled]
+  // CHECK-MESSAGES: :[[@LINE+8]]:{{[0-9]+}}: note: training loop here
   torch::autograd::DetectAnomalyGuard Guard;
-  // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: 'Guard' keeps anomaly detection on around the training loop at line [[@LINE+5]]: {{.*}}; remove it [torch-debug-api-enabled]
+  // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: 'Guard' keeps anomaly detection on around the training loop: {{.*}}; remove it [torch-debug-api-enabled]
+  // CHECK-MESSAGES: :[[@LINE+5]]:{{[0-9]+}}: note: training loop here
   // CHECK-FIXES: {{^}}void train(torch::nn::Linear &Model, torch::optim::SGD &Opt) {{[{]}}{{$}}
   // CHECK-FIXES-NOT: AnomalyMode
   // CHECK-FIXES-NOT: DetectAnomalyGuard

@@ -22,7 +22,8 @@ void train(torch::nn::Linear &Model, torch::optim::SGD &Opt, int Epochs) {
 
 void anomalyBeforeTraining(torch::nn::Linear &Model, torch::optim::SGD &Opt) {
   AnomalyMode::set_enabled(true);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: anomaly detection switched on here stays on for the training loop at line 13: every backward() then records a stack trace for each autograd node and checks each gradient for NaN, which slows training several times on CPU and GPU; keep it to debug builds [torch-debug-api-enabled]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: anomaly detection switched on here stays on for the training loop: every backward() then records a stack trace for each autograd node and checks each gradient for NaN, which slows training several times on CPU and GPU; keep it to debug builds [torch-debug-api-enabled]
+  // CHECK-MESSAGES: :[[@LINE-13]]:{{[0-9]+}}: note: training loop here
   // CHECK-FIXES: {{^}}#ifndef NDEBUG{{$}}
   // CHECK-FIXES-NEXT: {{^}}  AnomalyMode::set_enabled(true);{{$}}
   // CHECK-FIXES-NEXT: {{^}}#endif{{$}}
@@ -33,7 +34,8 @@ void anomalyInLoop(torch::nn::Linear &Model, torch::optim::SGD &Opt) {
   const bool Check = true;
   for (int E = 0; E < 3; ++E) {
     torch::autograd::AnomalyMode::set_enabled(Check, /*check_nan=*/false); // debugging
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: anomaly detection switched on here stays on for the training loop at line [[@LINE-2]]: every backward()
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: anomaly detection switched on here stays on for the training loop: every backward()
+    // CHECK-MESSAGES: :[[@LINE-3]]:{{[0-9]+}}: note: training loop here
     // CHECK-FIXES: {{^}}#ifndef NDEBUG{{$}}
     // CHECK-FIXES-NEXT: {{^}}    torch::autograd::AnomalyMode::set_enabled(Check, /*check_nan=*/false); // debugging{{$}}
     // CHECK-FIXES-NEXT: {{^}}#endif{{$}}
@@ -56,7 +58,8 @@ void anomalySharesItsLine(bool Flag) {
 
 void guardAroundLoop(torch::nn::Linear &Model, torch::optim::SGD &Opt) {
   DetectAnomalyGuard Guard;
-  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'Guard' keeps anomaly detection on around the training loop at line [[@LINE+4]]: every backward() then records a stack trace for each autograd node and checks each gradient for NaN, which slows training several times on CPU and GPU; keep it to debug builds [torch-debug-api-enabled]
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'Guard' keeps anomaly detection on around the training loop: every backward() then records a stack trace for each autograd node and checks each gradient for NaN, which slows training several times on CPU and GPU; keep it to debug builds [torch-debug-api-enabled]
+  // CHECK-MESSAGES: :[[@LINE+4]]:{{[0-9]+}}: note: training loop here
   // CHECK-FIXES: {{^}}#ifndef NDEBUG{{$}}
   // CHECK-FIXES-NEXT: {{^}}  DetectAnomalyGuard Guard;{{$}}
   // CHECK-FIXES-NEXT: {{^}}#endif{{$}}
@@ -69,7 +72,8 @@ void guardAroundLoop(torch::nn::Linear &Model, torch::optim::SGD &Opt) {
 void guardInLoop(torch::nn::Linear &Model, torch::optim::SGD &Opt) {
   while (true) {
     torch::autograd::DetectAnomalyGuard Guard(/*check_nan=*/false);
-    // CHECK-MESSAGES: :[[@LINE-1]]:41: warning: 'Guard' keeps anomaly detection on around the training loop at line [[@LINE-2]]
+    // CHECK-MESSAGES: :[[@LINE-1]]:41: warning: 'Guard' keeps anomaly detection on around the training loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:{{[0-9]+}}: note: training loop here
     // CHECK-FIXES: {{^}}#ifndef NDEBUG{{$}}
     // CHECK-FIXES-NEXT: {{^}}    torch::autograd::DetectAnomalyGuard Guard(/*check_nan=*/false);{{$}}
     // CHECK-FIXES-NEXT: {{^}}#endif{{$}}
@@ -79,10 +83,12 @@ void guardInLoop(torch::nn::Linear &Model, torch::optim::SGD &Opt) {
 
 void profilersAroundTraining(torch::nn::Linear &Model, torch::optim::SGD &Opt) {
   profiler::RecordProfile Prof("trace.json");
-  // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: legacy profiler 'Prof' records every operator of the training loop at line 13 and keeps the events until it is destroyed; profile a few iterations instead [torch-debug-api-enabled]
+  // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: legacy profiler 'Prof' records every operator of the training loop and keeps the events until it is destroyed; profile a few iterations instead [torch-debug-api-enabled]
+  // CHECK-MESSAGES: :[[@LINE-74]]:{{[0-9]+}}: note: training loop here
   profiler::enableProfiler(ProfilerConfig(ProfilerState::KINETO),
                            {ActivityType::CPU});
-  // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: profiler enabled here stays on through the training loop at line 13 with no disableProfiler() before the loop ends: every operator of every iteration is recorded and kept in memory; profile a few iterations instead [torch-debug-api-enabled]
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: profiler enabled here stays on through the training loop with no disableProfiler() before the loop ends: every operator of every iteration is recorded and kept in memory; profile a few iterations instead [torch-debug-api-enabled]
+  // CHECK-MESSAGES: :[[@LINE-78]]:{{[0-9]+}}: note: training loop here
   train(Model, Opt, 10);
   profiler::disableProfiler()->save("trace.json");
 }

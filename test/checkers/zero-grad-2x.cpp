@@ -53,7 +53,8 @@ void positiveManualLoopOnAnyVersion(Net &model) {
 
 void warnWithoutFixWhenGradsAreRead(torch::optim::SGD &optimizer, Net &model) {
   optimizer.zero_grad(false);
-  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'zero_grad(false)' zero-fills every gradient; reset the gradients instead so backward() writes them without a memset; no fix-it: the gradients are read at line [[@LINE+2]] before the next backward() [torch-zero-grad]
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'zero_grad(false)' zero-fills every gradient; reset the gradients instead so backward() writes them without a memset; no fix-it: the gradients are read before the next backward() [torch-zero-grad]
+  // CHECK-MESSAGES: :[[@LINE+2]]:{{[0-9]+}}: note: the gradients are read here
   for (auto &P : model->parameters())
     P.mutable_grad().add_(P);
 }

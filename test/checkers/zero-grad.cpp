@@ -90,7 +90,8 @@ void warnWithoutFixInMacro(torch::optim::SGD &optimizer) {
 void warnWithoutFixWhenGradsAreRead(torch::optim::SGD &optimizer, Net &model,
                                     const Tensor &X) {
   optimizer.zero_grad();
-  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: optimizer 'zero_grad()' zero-fills every gradient on LibTorch 1.13; reset the gradients instead so backward() writes them without a memset; no fix-it: the gradients are read at line [[@LINE+3]] before the next backward() [torch-zero-grad]
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: optimizer 'zero_grad()' zero-fills every gradient on LibTorch 1.13; reset the gradients instead so backward() writes them without a memset; no fix-it: the gradients are read before the next backward() [torch-zero-grad]
+  // CHECK-MESSAGES: :[[@LINE+3]]:{{[0-9]+}}: note: the gradients are read here
   Tensor Out = model->forward(X);
   for (auto &P : model->parameters())
     P.grad().add_(Out);

@@ -55,7 +55,8 @@ void finetune(torch::nn::Linear &model, torch::optim::Adam &adam,
   }
   // Reading the gradients right after zero-filling them: no fix-it.
   adam.zero_grad(false);
-  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'zero_grad(false)' zero-fills every gradient; reset the gradients instead so backward() writes them without a memset; no fix-it: the gradients are read at line [[@LINE+2]] before the next backward() [torch-zero-grad]
+  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'zero_grad(false)' zero-fills every gradient; reset the gradients instead so backward() writes them without a memset; no fix-it: the gradients are read before the next backward() [torch-zero-grad]
+  // CHECK-MESSAGES: :[[@LINE+2]]:{{[0-9]+}}: note: the gradients are read here
   for (auto &p : model->parameters())
     std::cout << p.grad().sum() << "\n";
 }
