@@ -9,6 +9,8 @@
 
 #include "ConvBiasModuleAnalysis.h"
 #include "clang-tidy/utils/DeclRefExprUtils.h"
+#include "utils/ConstantFacts.h"
+#include "utils/ParentWalk.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
