@@ -345,34 +345,13 @@ bool outputsMerged() {
          Out.st_dev == Err.st_dev && Out.st_ino == Err.st_ino;
 }
 
-/// The value of option \p Name (-name=V, --name=V, -name V) in Args.
-std::vector<std::string> optionValues(const std::vector<std::string> &Args,
-                                      llvm::StringRef Name) {
-  std::vector<std::string> Values;
-  for (size_t I = 0; I < Args.size(); ++I) {
-    llvm::StringRef A(Args[I]);
-    if (A == "--")
-      break;
-    if (!A.consume_front("-"))
-      continue;
-    A.consume_front("-");
-    if (!A.consume_front(Name))
-      continue;
-    if (A.consume_front("="))
-      Values.push_back(A.str());
-    else if (A.empty() && I + 1 < Args.size())
-      Values.push_back(Args[++I]);
-  }
-  return Values;
-}
-
 /// The configuration files clang-tidy may read for \p O.Source: every
 /// .clang-tidy from the file's directory up, and --config-file.
 std::vector<std::string> configFiles(const CacheOptions &O) {
   llvm::SmallString<256> Dir(O.Source);
   fs::make_absolute(Dir);
   llvm::sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
-  std::vector<std::string> Configs = optionValues(O.Args, "config-file");
+  std::vector<std::string> Configs = O.ConfigFiles;
   for (llvm::StringRef Up = llvm::sys::path::parent_path(Dir); !Up.empty();
        Up = llvm::sys::path::parent_path(Up)) {
     llvm::SmallString<256> Config(Up);
@@ -517,7 +496,7 @@ public:
 
 private:
   void lookUpCommand() {
-    llvm::Expected<SourceCommand> Found = compileCommandFor(O.Args, O.Source);
+    llvm::Expected<SourceCommand> Found = compileCommandFor(O.Compile, O.Source);
     if (Found)
       Cmd = std::move(*Found);
     else

@@ -12,8 +12,10 @@
 #ifndef LIBTORCH_TIDY_DRIVER_CACHE_ANALYSISCACHE_H
 #define LIBTORCH_TIDY_DRIVER_CACHE_ANALYSISCACHE_H
 
+#include "cache/CompileArgs.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -66,9 +68,12 @@ struct CacheOptions {
   uint64_t MaxBytes = 0;         // trim the cache to this size; 0: no limit
   /// The command line sets --use-color itself.
   bool UserSetColor = false;
+  /// What decides the file's compile command, from the command line.
+  CompileArgs Compile;
+  /// The --config-file files of the command line.
+  std::vector<std::string> ConfigFiles;
 };
 
-struct SourceCommand;
 
 /// The key of a stored result: everything besides the files read that
 /// decides a run's output (this program, the command line, the compile

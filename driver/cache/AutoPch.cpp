@@ -33,48 +33,6 @@ llvm::Error noPch(const llvm::Twine &Why) {
       std::make_error_code(std::errc::operation_not_supported), Why);
 }
 
-/// What of clang-tidy's command line decides the compile command.
-struct CompileArgs {
-  std::optional<std::string> BuildPath;                // -p
-  std::optional<std::vector<std::string>> Fixed;       // after "--"
-  std::vector<std::string> Before, After;              // --extra-arg(-before)
-};
-
-/// The value of option \p Name in \p A (its leading dashes gone): "name=V",
-/// or "name" followed by V, the next argument at \p I, then consumed.
-std::optional<std::string> valueOf(llvm::StringRef A, llvm::StringRef Name,
-                                   const std::vector<std::string> &Args,
-                                   size_t &I) {
-  if (!A.consume_front(Name))
-    return std::nullopt;
-  if (A.consume_front("="))
-    return A.str();
-  if (A.empty() && I + 1 < Args.size())
-    return Args[++I];
-  return std::nullopt;
-}
-
-CompileArgs compileArgsOf(const std::vector<std::string> &Args) {
-  CompileArgs C;
-  for (size_t I = 0; I < Args.size(); ++I) {
-    llvm::StringRef A(Args[I]);
-    if (A == "--") {
-      C.Fixed.emplace(Args.begin() + I + 1, Args.end());
-      break;
-    }
-    if (!A.consume_front("-"))
-      continue;
-    A.consume_front("-");
-    if (auto V = valueOf(A, "extra-arg-before", Args, I))
-      C.Before.push_back(*V);
-    else if (auto V = valueOf(A, "extra-arg", Args, I))
-      C.After.push_back(*V);
-    else if (A == "p" || A.starts_with("p="))
-      C.BuildPath = valueOf(A, "p", Args, I);
-  }
-  return C;
-}
-
 std::unique_ptr<tooling::CompilationDatabase>
 databaseFor(const CompileArgs &C, llvm::StringRef AbsSource) {
   std::string Error;
@@ -89,9 +47,7 @@ databaseFor(const CompileArgs &C, llvm::StringRef AbsSource) {
 } // namespace
 
 llvm::Expected<SourceCommand>
-compileCommandFor(const std::vector<std::string> &Args,
-                  llvm::StringRef Source) {
-  CompileArgs C = compileArgsOf(Args);
+compileCommandFor(const CompileArgs &C, llvm::StringRef Source) {
   llvm::SmallString<256> Abs(Source);
   fs::make_absolute(Abs);
   llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);

@@ -11,6 +11,7 @@
 #define LIBTORCH_TIDY_DRIVER_CACHE_AUTOPCH_H
 
 #include "cache/AnalysisCache.h"
+#include "cache/CompileArgs.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <string>
@@ -18,16 +19,14 @@
 
 namespace torchtidy {
 
-/// The compile command clang-tidy will use for \p Source with these
-/// arguments (-p, --extra-arg, --extra-arg-before, flags after "--"), in
+/// The compile command clang-tidy will use for \p Source with \p Args, in
 /// its directory; an error saying why when there is none.
 struct SourceCommand {
   std::string Directory;
   std::vector<std::string> CommandLine;
 };
-llvm::Expected<SourceCommand>
-compileCommandFor(const std::vector<std::string> &Args,
-                  llvm::StringRef Source);
+llvm::Expected<SourceCommand> compileCommandFor(const CompileArgs &Args,
+                                                llvm::StringRef Source);
 
 /// The leading `#include <...>` lines of a file (comments, blank lines and
 /// #pragma once may come between them) when one names a LibTorch header;

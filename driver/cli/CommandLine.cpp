@@ -202,6 +202,7 @@ private:
   llvm::Error parseOne(llvm::StringRef A) {
     if (CL.DashDash) {
       CL.CompilerArgs.push_back(A.str());
+      CL.FixedArgs.push_back(A.str());
       pass(A, ArgRole::CompilerArg);
       return llvm::Error::success();
     }
@@ -257,6 +258,11 @@ private:
     noteFact(Name, V);
   }
 
+  void addExtraArg(llvm::StringRef Name, const std::string &V) {
+    CL.CompilerArgs.push_back(V);
+    (Name == "extra-arg" ? CL.ExtraArgs : CL.ExtraArgsBefore).push_back(V);
+  }
+
   void noteFact(llvm::StringRef Name, const std::string &V) {
     if (Name == "p")
       CL.BuildPath = V;
@@ -269,7 +275,7 @@ private:
     else if (Name == "export-fixes")
       CL.ExportFixes = V;
     else if (Name == "extra-arg" || Name == "extra-arg-before")
-      CL.CompilerArgs.push_back(V);
+      addExtraArg(Name, V);
     else if (Name == "fix" || Name == "fix-errors" || Name == "fix-notes")
       CL.Fix |= isTrue(V);
     else if (Name == "use-color")
@@ -339,6 +345,7 @@ void CommandLine::addCompilerArgs(llvm::ArrayRef<std::string> Flags) {
   for (const std::string &F : Flags) {
     Args.push_back({F, ArgRole::CompilerArg});
     CompilerArgs.push_back(F);
+    FixedArgs.push_back(F);
   }
 }
 

@@ -85,6 +85,9 @@ struct CommandLine {
   bool DashDash = false;            ///< "--" and compiler arguments follow
   /// The arguments after "--", and those of -extra-arg(-before).
   std::vector<std::string> CompilerArgs;
+  std::vector<std::string> FixedArgs;       ///< the arguments after "--"
+  std::vector<std::string> ExtraArgsBefore; ///< -extra-arg-before's
+  std::vector<std::string> ExtraArgs;       ///< -extra-arg's
   std::optional<std::string> BuildPath; ///< -p
   std::optional<std::string> Checks, Config, ConfigFile;
   std::optional<std::string> ExportFixes; ///< --export-fixes

@@ -200,6 +200,13 @@ int analyze(const DriverRun &R, bool Payloads) {
   O.Explain = CL.Torch.ExplainCache;
   O.MaxBytes = R.CacheMaxBytes;
   O.UserSetColor = CL.UseColor;
+  O.Compile.BuildPath = CL.BuildPath;
+  if (CL.DashDash)
+    O.Compile.Fixed = CL.FixedArgs;
+  O.Compile.Before = CL.ExtraArgsBefore;
+  O.Compile.After = CL.ExtraArgs;
+  if (CL.ConfigFile)
+    O.ConfigFiles.push_back(*CL.ConfigFile);
   return runCachedAnalysis(O);
 }
 

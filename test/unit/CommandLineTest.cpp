@@ -63,6 +63,16 @@ TEST(CommandLineTest, AfterDashDashNothingIsOurs) {
   EXPECT_TRUE(CL.Torch.Cache);
   EXPECT_EQ(CL.Torch.Jobs, 0u);
   EXPECT_EQ(CL.CompilerArgs, (Strings{"--no-cache", "-j4"}));
+  EXPECT_EQ(CL.FixedArgs, (Strings{"--no-cache", "-j4"}));
+}
+
+TEST(CommandLineTest, ExtraArgsKeepTheirSide) {
+  CommandLine CL = parse({"--extra-arg-before", "-DA", "-extra-arg=-DB",
+                          "a.cpp"});
+  EXPECT_EQ(CL.ExtraArgsBefore, Strings{"-DA"});
+  EXPECT_EQ(CL.ExtraArgs, Strings{"-DB"});
+  CL.addCompilerArgs({"-std=c++17"});
+  EXPECT_EQ(CL.FixedArgs, Strings{"-std=c++17"});
 }
 
 TEST(CommandLineTest, FixFalseIsNoFix) {
@@ -168,6 +178,9 @@ TEST(CommandLineTest, ClangTidyFacts) {
   EXPECT_EQ(CL.ExportFixes, "f.yaml");
   EXPECT_TRUE(CL.UseColor);
   EXPECT_EQ(CL.CompilerArgs, Strings{"-DY"});
+  EXPECT_EQ(CL.ExtraArgs, Strings{"-DY"});
+  EXPECT_TRUE(CL.ExtraArgsBefore.empty());
+  EXPECT_TRUE(CL.FixedArgs.empty());
   EXPECT_EQ(CL.Sources, Strings{"a.cpp"});
   EXPECT_EQ(parse({"--config={}", "a.cpp"}).Config, "{}");
   EXPECT_FALSE(isCacheable(parse({"--enable-check-profile", "a.cpp"})));
