@@ -74,6 +74,7 @@ struct CacheOptions {
   std::vector<std::string> ConfigFiles;
 };
 
+struct SourceCommand;
 
 /// The key of a stored result: everything besides the files read that
 /// decides a run's output (this program, the command line, the compile
