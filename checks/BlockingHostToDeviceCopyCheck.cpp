@@ -492,10 +492,10 @@ void BlockingHostToDeviceCopyCheck::check(
     return;
 
   if (Repeat.Loop && !Repeat.Through)
-    utils::recordPayload("torch-blocking-host-to-device-copy",
+    utils::recordPayload(getID(),
                          Copy->getExprLoc(), Repeat.Loop, /*IsLoop=*/true, Ctx);
   else
-    utils::recordStatementPayload("torch-blocking-host-to-device-copy",
+    utils::recordStatementPayload(getID(),
                                   Copy->getExprLoc(), Copy, Ctx);
   {
     auto Diag = diag(Copy->getExprLoc(),

@@ -183,7 +183,7 @@ void ConvBiasBeforeBatchNormCheck::onEndOfTranslationUnit() {
     const Candidate &C = Candidates[I];
     const Finding &F = Findings[I];
     SourceLocation Loc = C.reportAt()->getBeginLoc();
-    utils::recordStatementPayload("torch-conv-bias-before-batchnorm", Loc,
+    utils::recordStatementPayload(getID(), Loc,
                                   C.reportAt(), *S->Ctx);
     {
       auto Diag = report(*this, Loc, F.Message);

@@ -446,14 +446,20 @@ StringRef DebugApiEnabledCheck::fixVerb() const {
   return AnomalyFix == "remove" ? "remove it" : "keep it to debug builds";
 }
 
+bool DebugApiEnabledCheck::switchesOn(const CallExpr *Call,
+                                      const MatchFinder::MatchResult &Result) {
+  std::optional<bool> On =
+      Call->getNumArgs()
+          ? utils::provableBool(Call->getArg(0), *Result.Context)
+          : std::nullopt;
+  return On && *On && !isSilenced(Call, Call->getBeginLoc(), Result);
+}
+
 void DebugApiEnabledCheck::checkAnomalySwitch(
     const CallExpr *Call, const MatchFinder::MatchResult &Result) {
-  ASTContext &Ctx = *Result.Context;
-  std::optional<bool> On = Call->getNumArgs()
-                               ? utils::provableBool(Call->getArg(0), Ctx)
-                               : std::nullopt;
-  if (!On || !*On || isSilenced(Call, Call->getBeginLoc(), Result))
+  if (!switchesOn(Call, Result))
     return;
+  ASTContext &Ctx = *Result.Context;
   // The statement: the call, with its cleanups, directly in a block.
   const Stmt *Statement = Call;
   if (const Stmt *P = parentStmt(Call, Ctx);
@@ -465,7 +471,7 @@ void DebugApiEnabledCheck::checkAnomalySwitch(
       loopWhileOn(Statement, /*WalkUp=*/true, "set_enabled", Ctx, &SwitchedOff);
   if (SwitchedOff)
     return;
-  utils::recordStatementPayload("torch-debug-api-enabled", Call->getBeginLoc(),
+  utils::recordStatementPayload(getID(), Call->getBeginLoc(),
                                 Call, Ctx);
   {
     auto Diag = diag(Call->getBeginLoc(),
@@ -491,7 +497,7 @@ void DebugApiEnabledCheck::checkGuard(const VarDecl *VD,
     return;
   bool Profile =
       VD->getType()->getAsCXXRecordDecl()->getName() == "RecordProfile";
-  utils::recordStatementPayload("torch-debug-api-enabled", VD->getLocation(),
+  utils::recordStatementPayload(getID(), VD->getLocation(),
                                 DS, Ctx);
   if (Profile) {
     diag(VD->getLocation(),
@@ -530,7 +536,7 @@ void DebugApiEnabledCheck::checkProfiler(
       loopWhileOn(Statement, /*WalkUp=*/true, "disableProfiler", Ctx);
   if (!Loop || callsSwitchOff(Loop, "disableProfiler", Ctx))
     return;
-  utils::recordStatementPayload("torch-debug-api-enabled", Call->getBeginLoc(),
+  utils::recordStatementPayload(getID(), Call->getBeginLoc(),
                                 Call, Ctx);
   diag(Call->getBeginLoc(),
        "profiler enabled here stays on through the training loop with no "
@@ -542,13 +548,10 @@ void DebugApiEnabledCheck::checkProfiler(
 
 void DebugApiEnabledCheck::checkDeterministic(
     const CXXMemberCallExpr *Call, const MatchFinder::MatchResult &Result) {
-  ASTContext &Ctx = *Result.Context;
-  std::optional<bool> On = Call->getNumArgs()
-                               ? utils::provableBool(Call->getArg(0), Ctx)
-                               : std::nullopt;
-  if (!On || !*On || isSilenced(Call, Call->getBeginLoc(), Result))
+  if (!switchesOn(Call, Result))
     return;
-  utils::recordStatementPayload("torch-debug-api-enabled", Call->getBeginLoc(),
+  ASTContext &Ctx = *Result.Context;
+  utils::recordStatementPayload(getID(), Call->getBeginLoc(),
                                 Call, Ctx);
   diag(Call->getBeginLoc(),
        "deterministic algorithms are switched on for the whole program: "

@@ -31,6 +31,10 @@ public:
 private:
   bool isSilenced(const Stmt *S, SourceLocation Loc,
                   const ast_matchers::MatchFinder::MatchResult &Result);
+  /// Whether \p Call (a switch such as set_enabled(true)) provably turns the
+  /// debugging API on, outside debug-only and silenced code.
+  bool switchesOn(const CallExpr *Call,
+                  const ast_matchers::MatchFinder::MatchResult &Result);
   /// A note at \p Loop, when there is one: the loop a warning speaks of.
   void noteTrainingLoop(const Stmt *Loop);
   void checkAnomalySwitch(const CallExpr *Call,

@@ -169,7 +169,7 @@ void HostSyncInLoopCheck::report(const Finding &Found, const Stmt *Loop,
   if (!Reported.insert(Loc.getRawEncoding()).second)
     return;
   const FoundSync &F = S.Sync;
-  utils::recordPayload("torch-host-sync-in-loop", Loc, Loop, /*IsLoop=*/true,
+  utils::recordPayload(getID(), Loc, Loop, /*IsLoop=*/true,
                        Ctx);
   // A second copy to the CPU could travel with the first.
   const char *Hint = Found.FirstCopy ? MergeCopiesHint : hintFor(F);

@@ -1231,7 +1231,7 @@ void HostTensorToDeviceCheck::checkMove(const CXXMemberCallExpr *Move,
   FixBuilder Builder(*Chain, *Target, Move, Ctx);
   llvm::SmallVector<FixItHint, 4> Fixes;
   std::string NoFix = Builder.build(Fixes);
-  utils::recordStatementPayload("torch-host-tensor-to-device",
+  utils::recordStatementPayload(getID(),
                                 Move->getExprLoc(), Move, Ctx);
   {
     auto Diag = diag(Move->getExprLoc(),
@@ -1276,7 +1276,7 @@ void HostTensorToDeviceCheck::reportMemberMove(const CXXMemberCallExpr *Move,
   const SourceManager &SM = Ctx.getSourceManager();
   const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
   bool IsModule = RD && utils::isSameOrDerivedFrom(RD, "torch::nn::Module");
-  utils::recordStatementPayload("torch-host-tensor-to-device",
+  utils::recordStatementPayload(getID(),
                                 Move->getExprLoc(), Move, Ctx);
   diag(Move->getExprLoc(),
        "member %0 is made on the host and copied to the device %1; keep a "
@@ -1333,7 +1333,7 @@ void HostTensorToDeviceCheck::checkComputedMove(const CXXMemberCallExpr *Move,
     return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
   });
   bool Several = Factories.size() > 1;
-  utils::recordStatementPayload("torch-host-tensor-to-device",
+  utils::recordStatementPayload(getID(),
                                 Move->getExprLoc(), Move, Ctx);
   diag(Move->getExprLoc(),
        "tensor computed on the host from %0 and then copied to the device; "
@@ -1368,7 +1368,7 @@ void HostTensorToDeviceCheck::checkDeviceTensor(const CallExpr *Call,
   // go to the device. Only literal lists are made from values.
   if (Elements.empty() && !Collected)
     return;
-  utils::recordStatementPayload("torch-host-tensor-to-device",
+  utils::recordStatementPayload(getID(),
                                 Call->getExprLoc(), Call, Ctx);
   std::string Ns = FD->getQualifiedNameAsString();
   Ns = Ns.substr(0, Ns.find("::"));

@@ -424,7 +424,7 @@ void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
     if (!Fix)
       NoFix = "the call is not a statement of its own";
   }
-  utils::recordStatementPayload("torch-zero-grad", Call->getExprLoc(), Call,
+  utils::recordStatementPayload(getID(), Call->getExprLoc(), Call,
                                 *Result.Context);
   if (!NoFix.empty()) {
     diag(Call->getExprLoc(), "%0; no fix-it: %1") << Message << NoFix;
@@ -454,7 +454,7 @@ void ZeroGradCheck::checkManualZero(const CXXMemberCallExpr *ZeroCall,
     NoFix = "the gradient access could not be rewritten";
   else
     NoFix = unsafeFixReason(ZeroCall, Ctx, ReadAt);
-  utils::recordStatementPayload("torch-zero-grad", ZeroCall->getExprLoc(),
+  utils::recordStatementPayload(getID(), ZeroCall->getExprLoc(),
                                 ZeroCall, Ctx);
   if (!NoFix.empty()) {
     diag(ZeroCall->getExprLoc(), "%0; no fix-it: %1") << Message << NoFix;
