@@ -56,10 +56,12 @@
 #include <string>
 #include <vector>
 
-namespace clang::tidy::torch {
-static ClangTidyModuleRegistry::Add<TorchModule> X(ModuleName,
-                                                   ModuleDescription);
-} // namespace clang::tidy::torch
+namespace torchtidy {
+static clang::tidy::ClangTidyModuleRegistry::Add<
+    clang::tidy::torch::TorchModule>
+    Registration(clang::tidy::torch::ModuleName,
+                 clang::tidy::torch::ModuleDescription);
+} // namespace torchtidy
 
 using namespace clang;
 using namespace clang::tidy;
