@@ -84,6 +84,18 @@ int reportError(llvm::Error E) {
   return ExitCode;
 }
 
+/// BadInputExitCode for InputsRejected, whose problems are already printed;
+/// any other error is printed as reportError does.
+int inputsRejectedExitCode(llvm::Error E) {
+  int ExitCode = BadInputExitCode;
+  llvm::handleAllErrors(
+      std::move(E), [](const InputsRejected &) {},
+      [&](std::unique_ptr<llvm::ErrorInfoBase> Other) {
+        ExitCode = reportError(llvm::Error(std::move(Other)));
+      });
+  return ExitCode;
+}
+
 /// An error carrying \p Message.
 llvm::Error failure(const llvm::Twine &Message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
@@ -368,10 +380,11 @@ int runAnalysis(CommandLine CL) {
     return reportError(std::move(E));
   // Files that cannot be analyzed are named and left out.
   bool Project = CL.isProjectRun();
-  std::vector<std::string> Refused;
-  if (int RC = checkInputs(CL, Project ? *CL.BuildPath : "", Refused))
-    return RC;
-  CL.dropSources(Refused);
+  llvm::Expected<std::vector<std::string>> Refused =
+      checkInputs(CL, Project ? *CL.BuildPath : "");
+  if (!Refused)
+    return inputsRejectedExitCode(Refused.takeError());
+  CL.dropSources(*Refused);
   if (!Project)
     beginFixes(CL);
   addDefaultFlags(CL);

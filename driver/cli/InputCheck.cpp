@@ -347,24 +347,31 @@ llvm::Expected<std::string> checkSources(const CommandLine &CL,
 
 } // namespace
 
-int checkInputs(const CommandLine &CL, llvm::StringRef ProjectDir,
-                std::vector<std::string> &Refused) {
+char InputsRejected::ID = 0;
+
+void InputsRejected::log(llvm::raw_ostream &OS) const {
+  OS << "the inputs leave nothing to analyze";
+}
+
+llvm::Expected<std::vector<std::string>>
+checkInputs(const CommandLine &CL, llvm::StringRef ProjectDir) {
+  std::vector<std::string> Refused;
   if (!CL.Analyzes)
-    return 0;
+    return Refused;
   // Each problem was named where it was found.
   llvm::Expected<std::string> ChecksFile =
       ProjectDir.empty() ? checkSources(CL, Refused)
                          : projectFirstFile(ProjectDir);
   if (!ChecksFile) {
     llvm::consumeError(ChecksFile.takeError());
-    return BadInputExitCode;
+    return llvm::make_error<InputsRejected>();
   }
   // A whole-project run leaves the warnings to each file's analysis, which
   // prints them with its findings.
   if (!checkCheckNames(CL, *ChecksFile, ProjectDir.empty()))
-    return BadInputExitCode;
+    return llvm::make_error<InputsRejected>();
   AnyRefused = !Refused.empty();
-  return 0;
+  return Refused;
 }
 
 int inputExitCode(int RC) {
