@@ -79,17 +79,7 @@ def default_flags():
 
 def compile_only(args):
     """A compile command as a syntax check: no output files, no -c."""
-    out, skip = [], False
-    for a in args:
-        if skip:
-            skip = False
-        elif a in ("-o", "-MF", "-MT", "-MQ"):
-            skip = True
-        elif a in ("-c", "-MD", "-MMD") or a.startswith("-o"):
-            continue
-        else:
-            out.append(a)
-    return out + ["-fsyntax-only"]
+    return torchtidy_scripts.without_outputs(args) + ["-fsyntax-only"]
 
 
 def units_from_database(build, project, work, cxx):

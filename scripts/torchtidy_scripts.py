@@ -113,6 +113,22 @@ def libtorch_flags():
     return ["-std=c++17"] + (include_flags(include_dir) if include_dir else [])
 
 
+def without_outputs(args):
+    """A compiler command line without its outputs: no -o, dependency files
+    or -c, so that it can run again as a check of the source alone."""
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in ("-o", "-MF", "-MT", "-MQ"):
+            skip = True
+        elif a in ("-c", "-MD", "-MMD") or a.startswith("-o"):
+            continue
+        else:
+            out.append(a)
+    return out
+
+
 def parse_diagnostics(text):
     """The diagnostic lines of text, as DIAGNOSTIC matches."""
     return [m for m in map(DIAGNOSTIC.match, text.splitlines()) if m]

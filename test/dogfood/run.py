@@ -119,14 +119,7 @@ def dependencies(entry):
     """Every file the entry's translation unit includes (the compiler's -M),
     or None when that fails."""
     argv = entry.get("arguments") or shlex.split(entry["command"])
-    cmd, skip = [], False
-    for arg in argv:
-        if skip:
-            skip = False
-        elif arg in ("-o", "-MF", "-MT", "-MQ"):
-            skip = True
-        elif arg not in ("-c", "-MD", "-MMD"):
-            cmd.append(arg)
+    cmd = torchtidy_scripts.without_outputs(argv)
     proc = subprocess.run(cmd + ["-M"], cwd=entry["directory"],
                           capture_output=True, text=True, errors="replace",
                           check=False)
