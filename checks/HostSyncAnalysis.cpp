@@ -1449,6 +1449,12 @@ DeviceMentions findDeviceMentions(ASTContext &Ctx, const SourceManager &SM) {
   return Mentions;
 }
 
+bool mentionsCuda(const Decl *D, ASTContext &Ctx, const SourceManager &SM) {
+  DeviceUseFinder Finder(Ctx, SM);
+  Finder.TraverseDecl(const_cast<Decl *>(D));
+  return Finder.Found;
+}
+
 bool isPerDeviceLoop(const Stmt *Loop) {
   const auto *RF = dyn_cast<CXXForRangeStmt>(Loop);
   return RF && RF->getLoopVariable() &&

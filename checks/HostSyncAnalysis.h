@@ -190,6 +190,9 @@ struct DeviceMentions {
 /// The signs, in the code outside LibTorch's headers, that tensors may live
 /// on a CUDA device.
 DeviceMentions findDeviceMentions(ASTContext &Ctx, const SourceManager &SM);
+/// Whether the code of \p D names a CUDA device, as findDeviceMentions does
+/// for a whole translation unit.
+bool mentionsCuda(const Decl *D, ASTContext &Ctx, const SourceManager &SM);
 
 /// `for (auto &[device, t] : per_device)`, `for (auto d : devices)`: a loop
 /// over devices runs once per device (usually once), not once per step,

@@ -1,6 +1,7 @@
 //===--- TorchTidyModule.cpp - libtorch-tidy ------------------------------===//
 
 #include "TorchTidyModule.h"
+#include "ProjectFactsCollector.h"
 
 namespace clang::tidy::torch {
 
@@ -12,6 +13,10 @@ namespace clang::tidy::torch {
 void TorchModule::addCheckFactories(ClangTidyCheckFactories &CheckFactories) {
 #define TORCH_CHECK(NAME, CLASS, ...) add##CLASS(CheckFactories, NAME);
 #include "CheckTable.def"
+  // The index child's collector only: users never see it.
+  if (projectFactsEnabled())
+    CheckFactories.registerCheck<ProjectFactsCollector>(
+        ProjectFactsCollectorName);
 }
 
 } // namespace clang::tidy::torch

@@ -1,6 +1,7 @@
 //===--- TorchCheck.cpp - libtorch-tidy -----------------------------------===//
 
 #include "TorchCheck.h"
+#include "llvm/Support/FileSystem.h"
 #include "LibTorchHeaders.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -44,6 +45,31 @@ bool enablesOnlyTorchChecks(llvm::StringRef Checks) {
     if (!P.starts_with("torch") && !P.starts_with("clang-diagnostic-"))
       return false;
   return true;
+}
+
+const utils::ProjectIndex *TorchCheck::projectIndex(const SourceManager &SM) {
+  if (IndexPath.empty())
+    return nullptr;
+  FileID Main = SM.getMainFileID();
+  if (IndexFor == Main)
+    return Index.get();
+  IndexFor = Main;
+  std::string MainFile;
+  if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(Main)) {
+    llvm::SmallString<256> Real;
+    MainFile = llvm::sys::fs::real_path(FE->getName(), Real)
+                   ? FE->getName().str()
+                   : Real.str().str();
+  }
+  std::string Why;
+  Index = utils::loadProjectIndex(IndexPath, MainFile, Why);
+  if (!Index && !SaidWhy) {
+    SaidWhy = true;
+    configurationDiag("the project index was not used: %0; run "
+                      "'libtorch-tidy -p BUILD_DIR --update-index'")
+        << Why;
+  }
+  return Index.get();
 }
 
 void TorchCheck::registerMatchers(MatchFinder *Finder) {

@@ -7,6 +7,7 @@
 #ifndef LIBTORCH_TIDY_UTILS_TORCHCHECK_H
 #define LIBTORCH_TIDY_UTILS_TORCHCHECK_H
 
+#include "ProjectIndex.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Basic/Diagnostic.h"
@@ -39,7 +40,8 @@ bool enablesOnlyTorchChecks(llvm::StringRef Checks);
 class TorchCheck : public ClangTidyCheck {
 public:
   TorchCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context), Limiter(Context) {}
+      : ClangTidyCheck(Name, Context), Limiter(Context),
+        IndexPath(Options.getLocalOrGlobal("TorchProjectIndex", "")) {}
 
   /// Checks call this first from their own registerMatchers.
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
@@ -57,8 +59,19 @@ public:
     PP->getDiagnostics().setErrorLimit(0);
   }
 
+protected:
+  /// The project index the run was given (the global option
+  /// TorchProjectIndex), or null: no index, or one that is stale for a file
+  /// other than the main file, which is then said once per run. Without it
+  /// the checks keep their single-file rules.
+  const utils::ProjectIndex *projectIndex(const SourceManager &SM);
+
 private:
   TraversalScopeLimiter Limiter;
+  std::string IndexPath;
+  std::shared_ptr<const utils::ProjectIndex> Index;
+  FileID IndexFor;
+  bool SaidWhy = false;
 };
 
 } // namespace clang::tidy::torch

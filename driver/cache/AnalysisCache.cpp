@@ -392,6 +392,8 @@ void addRunToKey(KeyHash &Key, const CacheOptions &O) {
     if (!llvm::StringRef(A).contains("export-fixes"))
       Key.add(A);
   Key.add(O.Payloads ? "payloads" : "");
+  Key.add(O.FactsFile.empty() ? "" : "facts");
+  Key.add(O.IndexDigest);
   Key.add(outputsMerged() ? "merged" : "");
   Key.add(O.Pch ? "pch" : "");
 }
@@ -432,8 +434,19 @@ void explain(const CacheOptions &O, const llvm::Twine &What) {
 
 std::string plural(unsigned N) { return N == 1 ? "" : "s"; }
 
+/// The index child's output: the facts alone, nothing printed.
+int writeFacts(const Entry &E, const CacheOptions &O) {
+  if (llvm::Error Error = writeFileAtomically(O.FactsFile, E.Payloads)) {
+    llvm::errs() << "error: " << llvm::toString(std::move(Error)) << "\n";
+    return 2;
+  }
+  return E.ExitCode;
+}
+
 /// Prints a run as the child printed it.
 int replay(const Entry &E, const CacheOptions &O) {
+  if (!O.FactsFile.empty())
+    return writeFacts(E, O);
   if (!E.Payloads.empty()) {
     if (llvm::Error Malformed = loadPayloads(E.Payloads)) {
       llvm::consumeError(std::move(Malformed));
@@ -602,25 +615,34 @@ private:
       Pch.reset();
       Failure = runChild(false);
     }
-    llvm::outs() << E.Stdout;
-    llvm::outs().flush();
-    llvm::errs() << E.Stderr;
-    if (Failure.empty() && !E.Payloads.empty() &&
-        llvm::errorToBool(loadPayloads(E.Payloads)))
-      Failure = "its payloads are malformed";
+    if (O.FactsFile.empty())
+      Failure = printOutput(std::move(Failure));
     if (!Failure.empty()) {
       llvm::consumeError(Before.takeError());
       llvm::errs() << "error: the analysis of '" << O.Source
                    << "' failed: " << Failure << "\n";
       return 2;
     }
+    int RC = O.FactsFile.empty() ? E.ExitCode : writeFacts(E, O);
     if (!Before) {
       // A source that cannot be described cannot be checked at a replay.
       llvm::consumeError(Before.takeError());
-      return E.ExitCode;
+      return RC;
     }
     store(*Before, nanoseconds(Start));
-    return E.ExitCode;
+    return RC;
+  }
+
+  /// Prints what the child printed and loads its payloads; why that
+  /// failed, or \p Failure.
+  std::string printOutput(std::string Failure) {
+    llvm::outs() << E.Stdout;
+    llvm::outs().flush();
+    llvm::errs() << E.Stderr;
+    if (Failure.empty() && !E.Payloads.empty() &&
+        llvm::errorToBool(loadPayloads(E.Payloads)))
+      return "its payloads are malformed";
+    return Failure;
   }
 
   /// The child's command line: this program as plain clang-tidy, with the
@@ -629,6 +651,8 @@ private:
     std::vector<std::string> Child = {O.Self, ChildFlag.str()};
     if (O.Payloads)
       Child.push_back(("--payloads=" + Files.Payloads).str());
+    else if (!O.FactsFile.empty())
+      Child.push_back(("--facts=" + Files.Payloads).str());
     std::string Headers = Files.Headers.str().str();
     for (llvm::StringRef A : {"-Xclang", "-header-include-file", "-Xclang",
                               Headers.c_str(), "-Xclang", "-sys-header-deps"})
@@ -661,7 +685,7 @@ private:
                                            &Failed);
     E.Stdout = readAll(Files.Out);
     E.Stderr = readAll(Files.Err);
-    if (O.Payloads)
+    if (O.Payloads || !O.FactsFile.empty())
       E.Payloads = readAll(Files.Payloads);
     if (fs::exists(FixesFile)) {
       E.Fixes = readAll(FixesFile);

@@ -62,6 +62,12 @@ struct CacheOptions {
   std::string FixesFile;         // the --export-fixes file named in Args
   std::string Dir;               // the cache root
   bool Payloads = false;         // --export-findings: payloads in the notes
+  /// The index child (--index-facts): the run's facts for the project index
+  /// are written here instead of any output.
+  std::string FactsFile;
+  /// The digest of the project index the checks read, or "": what the
+  /// result depends on besides the files read.
+  std::string IndexDigest;
   bool Cache = true;             // replay and store results
   bool Pch = true;               // precompile the LibTorch includes
   bool Explain = false;          // say on stderr what the cache did

@@ -100,6 +100,24 @@ const OptionSpec Options[] = {
        O.CacheDir = V.str();
        return llvm::Error::success();
      }},
+    {"update-index", "",
+     "Build or refresh the project index of -p's build directory (only the "
+     "files that changed), without reporting",
+     [](TorchOptions &O, llvm::StringRef) -> llvm::Error {
+       O.UpdateIndex = true;
+       return llvm::Error::success();
+     }},
+    {"project-index", "FILE",
+     "Read this project index instead of the build directory's",
+     [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
+       return setPath(O.ProjectIndex, V, "project-index", "file");
+     }},
+    {"index-facts", "FILE",
+     "Write the file's facts for the project index to FILE (what "
+     "--update-index runs per file)",
+     [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
+       return setPath(O.IndexFacts, V, "index-facts", "file");
+     }},
     {"verify", "", "Run libtorch-tidy-verify on the findings",
      [](TorchOptions &O, llvm::StringRef) -> llvm::Error {
        O.Verify = true;
@@ -303,9 +321,12 @@ parseCommandLine(llvm::ArrayRef<const char *> Argv) {
   if (Argv.size() > 1 && llvm::StringRef(Argv[1]) == ChildFlag) {
     CL.Child = true;
     First = 2;
-    llvm::StringRef Payloads = Argv.size() > 2 ? Argv[2] : "";
-    if (Payloads.consume_front("--payloads=")) {
-      CL.PayloadFile = Payloads.str();
+    llvm::StringRef Output = Argv.size() > 2 ? Argv[2] : "";
+    if (Output.consume_front("--payloads=")) {
+      CL.PayloadFile = Output.str();
+      First = 3;
+    } else if (Output.consume_front("--facts=")) {
+      CL.FactsFile = Output.str();
       First = 3;
     }
     for (const char *A : Argv.drop_front(First))
@@ -355,6 +376,11 @@ llvm::Error checkUsage(const CommandLine &CL) {
     return usage("--sarif-root needs --export-sarif", 1);
   if (!T.SarifRoot.empty() && !llvm::sys::fs::is_directory(T.SarifRoot))
     return usage("--sarif-root: '" + T.SarifRoot + "' is not a directory", 1);
+  if (T.UpdateIndex && !CL.isProjectRun())
+    return usage("--update-index is for -p BUILD_DIR without source files",
+                 2);
+  if (!T.IndexFacts.empty() && (!CL.BuildPath || CL.Sources.size() != 1))
+    return usage("--index-facts needs -p BUILD_DIR and one source file", 2);
   if (!CL.isProjectRun() && (T.Jobs || T.FailOnFindings))
     return usage("-j and --fail-on-findings are for whole-project runs: -p "
                  "BUILD_DIR without source files",

@@ -54,6 +54,13 @@ struct TorchOptions {
   std::optional<std::string> CacheDir;     ///< --cache-dir
   bool Verify = false; ///< --verify, --verify-html or --verify-json
   std::string VerifyHtml, VerifyJson;
+  /// --update-index: build or refresh the project index, report nothing.
+  bool UpdateIndex = false;
+  /// --index-facts=FILE: the index child, which writes the file's facts.
+  std::string IndexFacts;
+  /// --project-index=FILE: the index the checks read (a whole-project run
+  /// gives its children the one it built).
+  std::string ProjectIndex;
 };
 
 /// What an argument passed on to clang-tidy is.
@@ -76,6 +83,7 @@ struct CommandLine {
   /// whose arguments are all passed on unread.
   bool Child = false;
   std::string PayloadFile; ///< the child's --payloads=FILE, or ""
+  std::string FactsFile;   ///< the child's --facts=FILE, or ""
   TorchOptions Torch;
   /// The arguments for clang-tidy, in order, without ours and argv[0].
   std::vector<Argument> Args;

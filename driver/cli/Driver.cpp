@@ -10,10 +10,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "cli/Driver.h"
+#include "ProjectFactsCollector.h"
 #include "TorchTidyModule.h"
 #include "cache/AnalysisCache.h"
 #include "cache/CacheTrim.h"
 #include "cli/CommandLine.h"
+#include "cli/IndexUse.h"
 #include "cli/InputCheck.h"
 #include "cli/TorchFlags.h"
 #include "export/FindingsExport.h"
@@ -59,6 +61,7 @@ struct DriverRun {
   std::string CacheDir; ///< --cache-dir, else the default
   uint64_t CacheMaxBytes = 0;
   std::string Verifier; ///< libtorch-tidy-verify, with --verify
+  std::string IndexPath; ///< the project index the checks read, or ""
   /// The findings file --verify reads when no --export-findings names one.
   llvm::SmallString<128> TempFindings;
 
@@ -150,9 +153,25 @@ int callClangTidy(const std::string &Program,
                                     Argv.data());
 }
 
+/// clang-tidy with the facts collector alone on \p Args, the facts written
+/// to \p File.
+int collectFacts(const std::string &Program,
+                 const std::vector<std::string> &Args, llvm::StringRef File) {
+  clang::tidy::torch::enableProjectFacts();
+  int RC = callClangTidy(Program, Args);
+  if (llvm::Error Error =
+          writeFileAtomically(File, clang::tidy::torch::collectedFacts())) {
+    llvm::errs() << "error: " << llvm::toString(std::move(Error)) << "\n";
+    return 2;
+  }
+  return RC;
+}
+
 /// The analysis child of a cached run: plain clang-tidy, its payloads for
 /// --export-findings written to the --payloads file.
 int runChild(const CommandLine &CL) {
+  if (!CL.FactsFile.empty())
+    return collectFacts(CL.Program, CL.clangTidyArgs(), CL.FactsFile);
   if (!CL.PayloadFile.empty())
     clang::tidy::torch::utils::enablePayloads();
   int RC = callClangTidy(CL.Program, CL.clangTidyArgs());
@@ -198,15 +217,24 @@ void addDefaultFlags(CommandLine &CL) {
 /// the automatic PCH (AnalysisCache.h), else clang-tidy in this process.
 int analyze(const DriverRun &R, bool Payloads) {
   const CommandLine &CL = R.CL;
+  const bool Facts = !CL.Torch.IndexFacts.empty();
+  std::vector<std::string> Args =
+      Facts ? factsChildArgs(CL) : CL.clangTidyArgs();
+  if (!R.IndexPath.empty())
+    Args.push_back(indexConfigArg(R.IndexPath));
   if (!isCacheable(CL))
-    return fixExitCode(callClangTidy(CL.Program, CL.clangTidyArgs()));
+    return Facts ? collectFacts(CL.Program, Args, CL.Torch.IndexFacts)
+                 : fixExitCode(callClangTidy(CL.Program, Args));
   CacheOptions O;
   O.Self = R.Self;
-  O.Args = CL.clangTidyArgs();
+  O.Args = std::move(Args);
+  O.FactsFile = CL.Torch.IndexFacts;
+  if (!R.IndexPath.empty())
+    O.IndexDigest = indexDigest(R.IndexPath);
   O.Source = CL.Sources.front();
   O.FixesFile = CL.ExportFixes.value_or("");
   O.Dir = R.CacheDir;
-  O.Payloads = Payloads;
+  O.Payloads = Payloads && !Facts;
   O.Cache = CL.Torch.Cache;
   O.Pch = CL.Torch.Pch;
   O.Explain = CL.Torch.ExplainCache;
@@ -265,6 +293,25 @@ int runVerifier(const DriverRun &R, int RC) {
   return VRC ? VRC : RC;
 }
 
+/// The first pass of a whole-project run: the project index, refreshed;
+/// its path, or "" (said on stderr) when it cannot be built.
+std::string buildProjectIndex(const DriverRun &R) {
+  const CommandLine &CL = R.CL;
+  if (CL.Config || CL.ConfigFile)
+    return "";
+  llvm::Expected<IndexRefresh> Index =
+      refreshIndex(indexOptions(CL, R.Self, R.CacheDir, R.CacheMaxBytes));
+  if (!Index) {
+    llvm::errs() << "libtorch-tidy: note: no project index: "
+                 << llvm::toString(Index.takeError()) << "\n";
+    return "";
+  }
+  for (const std::string &F : Index->Failed)
+    llvm::errs() << "libtorch-tidy: note: the project index has no facts of '"
+                 << F << "'\n";
+  return Index->Path;
+}
+
 /// The whole-project run: every file in a child of its own.
 int runWholeProject(const DriverRun &R) {
   const CommandLine &CL = R.CL;
@@ -290,6 +337,7 @@ int runWholeProject(const DriverRun &R) {
     P.Args.push_back("--no-cache");
   for (std::string &A : CL.clangTidyArgs(/*WithBuildPath=*/false))
     P.Args.push_back(std::move(A));
+  P.IndexPath = buildProjectIndex(R);
   int RC = runProject(P);
   if (RC == 2 || !T.Verify)
     return RC;
@@ -395,7 +443,14 @@ int runAnalysis(CommandLine CL) {
   R.CL = std::move(CL);
   if (llvm::Error E = prepareVerify(R))
     return reportError(std::move(E));
-  return Project ? runWholeProject(R) : runOnFiles(R);
+  if (R.CL.Torch.UpdateIndex)
+    return runUpdateIndex(
+        indexOptions(R.CL, R.Self, R.CacheDir, R.CacheMaxBytes));
+  if (Project)
+    return runWholeProject(R);
+  R.IndexPath = indexForFiles(
+      R.CL, indexOptions(R.CL, R.Self, R.CacheDir, R.CacheMaxBytes));
+  return runOnFiles(R);
 }
 
 } // namespace

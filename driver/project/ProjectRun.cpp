@@ -55,9 +55,15 @@ double seconds() {
 /// its own --config or --config-file (\p OwnConfig), which it would replace.
 std::vector<std::string>
 withProjectFacts(std::vector<std::string> Args, bool OwnConfig,
-                 const std::vector<std::string> &Files) {
+                 const std::vector<std::string> &Files,
+                 const std::string &IndexPath) {
   if (OwnConfig)
     return Args;
+  // The index holds the project's CUDA fact too: the child passes both.
+  if (!IndexPath.empty()) {
+    Args.push_back("--project-index=" + IndexPath);
+    return Args;
+  }
   llvm::Expected<bool> Cuda = projectSelectsCuda(Files);
   if (!Cuda) {
     llvm::consumeError(Cuda.takeError());
@@ -110,7 +116,7 @@ public:
   ProjectRunner(const ProjectOptions &O, std::vector<std::string> Files,
                 llvm::StringRef Dir)
       : O(O), Files(std::move(Files)), Dir(Dir),
-        Args(withProjectFacts(O.Args, O.OwnConfig, this->Files)),
+        Args(withProjectFacts(O.Args, O.OwnConfig, this->Files, O.IndexPath)),
         Outputs(this->Files.size()), ChildFindings(this->Files.size()),
         ChildSarif(this->Files.size()) {
     Jobs = O.Jobs ? O.Jobs : std::thread::hardware_concurrency();

@@ -26,6 +26,8 @@ struct ProjectOptions {
   std::string Findings;  ///< merged --export-findings output, or ""
   std::string Sarif;     ///< merged --export-sarif output, or ""
   std::string SarifRoot; ///< its --sarif-root
+  /// The project index every child's checks read, or "".
+  std::string IndexPath;
   /// The rest of the command line, passed to every child.
   std::vector<std::string> Args;
 };

@@ -1,0 +1,414 @@
+//===--- ProjectFactsCollector.cpp - libtorch-tidy ------------------------===//
+
+#include "ProjectFactsCollector.h"
+#include "HostSyncAnalysis.h"
+#include "utils/ConstantFacts.h"
+#include "utils/DeviceAnalysis.h"
+#include "utils/LibTorchHeaders.h"
+#include "utils/ProjectIndex.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include <atomic>
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+namespace {
+
+std::atomic<bool> FactsEnabled{false};
+std::string LastFacts;
+
+/// A module's forward() or a functor's operator(): per step by convention.
+bool isPerStepByConvention(const FunctionDecl *FD) {
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  if (!MD || MD->getParent()->isLambda())
+    return false;
+  return MD->getOverloadedOperator() == OO_Call ||
+         (MD->getIdentifier() && MD->getName() == "forward");
+}
+
+/// How a message names a function: 'Class::name' for a method.
+std::string displayName(const FunctionDecl *FD) {
+  std::string Name = FD->getNameAsString();
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    if (MD->getParent()->getIdentifier())
+      return MD->getParent()->getName().str() + "::" + Name;
+  return Name;
+}
+
+/// The module class a `ModuleHolder<Impl>` holds, or null.
+const CXXRecordDecl *heldModule(const CXXRecordDecl *RD) {
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(RD);
+  if (!Spec || Spec->getName() != "ModuleHolder" ||
+      Spec->getTemplateArgs().size() == 0 ||
+      Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return nullptr;
+  return Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+}
+
+/// The names of the calls that make a loop a training loop.
+bool isTrainingStepName(llvm::StringRef Name) {
+  return Name == "backward" || Name == "forward" || Name == "step";
+}
+
+/// Whether \p S steps a model: calls backward/forward/step (also on a
+/// dependent type), a ModuleHolder's operator(), or iterates a data loader.
+class TrainingStepFinder : public RecursiveASTVisitor<TrainingStepFinder> {
+public:
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+
+  bool VisitCallExpr(CallExpr *CE) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (FD && FD->getIdentifier() && isTrainingStepName(FD->getName()))
+      Found = true;
+    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE);
+        OC && OC->getOperator() == OO_Call && FD)
+      if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+        Found |= heldModule(MD->getParent()) != nullptr;
+    return !Found;
+  }
+  bool VisitCXXDependentScopeMemberExpr(CXXDependentScopeMemberExpr *E) {
+    Found |= E->getMember().isIdentifier() &&
+             isTrainingStepName(E->getMember().getAsString());
+    return !Found;
+  }
+  bool VisitCXXForRangeStmt(CXXForRangeStmt *RF) {
+    QualType T = RF->getRangeInit()->getType().getNonReferenceType();
+    if (const auto *RD = T->getAsCXXRecordDecl())
+      Found |= RD->getName().contains("DataLoader");
+    return !Found;
+  }
+
+  bool Found = false;
+};
+
+bool stepsModel(const Stmt *S) {
+  TrainingStepFinder Finder;
+  Finder.TraverseStmt(const_cast<Stmt *>(S));
+  return Finder.Found;
+}
+
+/// The parts of a loop that repeat: a for's condition, increment and body,
+/// a range-for's variable and body, a while's or do's condition and body.
+llvm::SmallVector<Stmt *, 4> repeatedParts(Stmt *Loop) {
+  if (auto *For = dyn_cast<ForStmt>(Loop))
+    return {For->getCond(), For->getInc(), For->getBody()};
+  if (auto *Range = dyn_cast<CXXForRangeStmt>(Loop))
+    return {Range->getLoopVarStmt(), Range->getBody()};
+  if (auto *While = dyn_cast<WhileStmt>(Loop))
+    return {While->getCond(), While->getBody()};
+  if (auto *Do = dyn_cast<DoStmt>(Loop))
+    return {Do->getBody(), Do->getCond()};
+  return {};
+}
+
+/// The parts of a loop that run once: a for's init, a range-for's init and
+/// range.
+llvm::SmallVector<Stmt *, 3> onceParts(Stmt *Loop) {
+  if (auto *For = dyn_cast<ForStmt>(Loop))
+    return {For->getInit()};
+  if (auto *Range = dyn_cast<CXXForRangeStmt>(Loop))
+    return {Range->getInit(), Range->getRangeStmt()};
+  return {};
+}
+
+/// The loop that repeats what is in it, with what the facts say of it.
+struct LoopFrame {
+  const Stmt *Loop;
+  utils::SourcePlace Where;
+};
+
+/// The function whose body is being walked.
+struct FunctionFrame {
+  std::string Usr;
+  size_t Fact; // index in Facts.Functions
+  std::vector<LoopFrame> Loops;
+};
+
+class FactsWalker : public RecursiveASTVisitor<FactsWalker> {
+public:
+  FactsWalker(ASTContext &Ctx, utils::FileFacts &Facts)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Facts(Facts), Devices(Ctx) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return false; }
+
+  void walk() {
+    TraverseDecl(Ctx.getTranslationUnitDecl());
+    finish();
+  }
+
+  bool TraverseDecl(Decl *D) {
+    if (!D || isa<TranslationUnitDecl>(D))
+      return RecursiveASTVisitor::TraverseDecl(D);
+    if (!isProjectCode(D->getLocation()))
+      return true;
+    auto *FD = dyn_cast<FunctionDecl>(D);
+    if (!FD || !FD->doesThisDeclarationHaveABody() ||
+        (isa<CXXMethodDecl>(FD) && cast<CXXMethodDecl>(FD)->getParent()->isLambda()))
+      return RecursiveASTVisitor::TraverseDecl(D);
+    Functions.push_back({utils::usrOf(FD), recordFunction(FD), {}});
+    bool Result = RecursiveASTVisitor::TraverseDecl(D);
+    Functions.pop_back();
+    return Result;
+  }
+
+  /// What a lambda's body calls runs when the lambda runs, which is not
+  /// known here.
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+
+  bool TraverseForStmt(ForStmt *S) { return traverseLoop(S); }
+  bool TraverseCXXForRangeStmt(CXXForRangeStmt *S) { return traverseLoop(S); }
+  bool TraverseWhileStmt(WhileStmt *S) { return traverseLoop(S); }
+  bool TraverseDoStmt(DoStmt *S) { return traverseLoop(S); }
+
+  bool VisitCallExpr(CallExpr *CE) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD)
+      return true;
+    ++Calls[FD->getCanonicalDecl()];
+    recordCall(FD, CE->getExprLoc());
+    // `model(x)` of a TORCH_MODULE holder runs its module's forward().
+    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE);
+        OC && OC->getOperator() == OO_Call)
+      if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+        if (const CXXRecordDecl *Held = heldModule(MD->getParent()))
+          recordForwardsOf(Held, CE->getExprLoc());
+    return true;
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    recordCall(E->getConstructor(), E->getLocation());
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (const auto *FD = dyn_cast<FunctionDecl>(E->getDecl()))
+      ++References[FD->getCanonicalDecl()];
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *E) {
+    if (const auto *FD = dyn_cast<FunctionDecl>(E->getMemberDecl()))
+      ++References[FD->getCanonicalDecl()];
+    return true;
+  }
+  bool VisitVarDecl(VarDecl *VD) {
+    // A device chosen at file scope of the main file.
+    if (VD->hasGlobalStorage() && !VD->isLocalVarDecl() && VD->hasInit() &&
+        SM.isInMainFile(SM.getExpansionLoc(VD->getLocation())))
+      Facts.SelectsCuda |= hostsync::mentionsCuda(VD, Ctx, SM);
+    return true;
+  }
+
+private:
+  bool isProjectCode(SourceLocation Loc) const {
+    SourceLocation Spelled = SM.getExpansionLoc(Loc);
+    return Spelled.isValid() && !SM.isInSystemHeader(Spelled) &&
+           !utils::isInLibTorchHeader(Spelled, SM);
+  }
+
+  utils::SourcePlace placeOf(SourceLocation Loc) {
+    utils::SourcePlace P;
+    SourceLocation Spelled = SM.getExpansionLoc(Loc);
+    FileID FID = SM.getFileID(Spelled);
+    P.File = pathOf(FID);
+    P.Line = SM.getExpansionLineNumber(Spelled);
+    return P;
+  }
+
+  /// The real path of a file of the translation unit, once per file.
+  std::string pathOf(FileID FID) {
+    auto It = Paths.find(FID);
+    if (It != Paths.end())
+      return It->second;
+    std::string Path;
+    if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID)) {
+      llvm::SmallString<256> Real;
+      Path = llvm::sys::fs::real_path(FE->getName(), Real)
+                 ? FE->getName().str()
+                 : Real.str().str();
+    }
+    Paths[FID] = Path;
+    return Path;
+  }
+
+  size_t recordFunction(const FunctionDecl *FD) {
+    utils::FunctionFact F;
+    F.Usr = utils::usrOf(FD);
+    F.Name = displayName(FD);
+    F.Where = placeOf(FD->getLocation());
+    F.PerStepByConvention = isPerStepByConvention(FD);
+    F.IsMain = FD->isMain();
+    F.SelectsCuda = hostsync::mentionsCuda(FD, Ctx, SM);
+    F.ReturnsHostData = returnsHostData(FD);
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+      for (const CXXMethodDecl *Base : MD->overridden_methods())
+        F.Overrides.push_back(utils::usrOf(Base));
+    Defined.push_back(FD->getCanonicalDecl());
+    Facts.Functions.push_back(std::move(F));
+    return Facts.Functions.size() - 1;
+  }
+
+  /// Every return of a function that returns a tensor is a host tensor.
+  bool returnsHostData(const FunctionDecl *FD) {
+    if (!utils::isTensorType(FD->getReturnType()) || !FD->getBody())
+      return false;
+    bool Any = false, AllHost = true;
+    forEachReturn(FD->getBody(), [&](const ReturnStmt *R) {
+      Any = true;
+      AllHost &= R->getRetValue() &&
+                 Devices.ofTensor(R->getRetValue()) == utils::DeviceKind::Cpu;
+    });
+    return Any && AllHost;
+  }
+
+  template <typename Fn> static void forEachReturn(const Stmt *S, Fn &&Each) {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    if (const auto *R = dyn_cast<ReturnStmt>(S))
+      Each(R);
+    for (const Stmt *Child : S->children())
+      forEachReturn(Child, Each);
+  }
+
+  bool traverseLoop(Stmt *Loop) {
+    for (Stmt *Part : onceParts(Loop))
+      if (!TraverseStmt(Part))
+        return false;
+    bool Repeats = !isa<DoStmt>(Loop) || !utils::isRunOnceLoop(Loop, Ctx);
+    if (Repeats && !Functions.empty())
+      pushLoop(Loop);
+    bool Result = true;
+    for (Stmt *Part : repeatedParts(Loop))
+      if (!(Result = TraverseStmt(Part)))
+        break;
+    if (Repeats && !Functions.empty())
+      Functions.back().Loops.pop_back();
+    return Result;
+  }
+
+  void pushLoop(const Stmt *Loop) {
+    FunctionFrame &F = Functions.back();
+    bool Training = isTrainingLoop(Loop);
+    if (Training)
+      Facts.Functions[F.Fact].HasTrainingLoop = true;
+    // The loops around a training loop are epoch loops.
+    if (Training)
+      for (const LoopFrame &Outer : F.Loops)
+        EpochLoops.insert(Outer.Loop);
+    F.Loops.push_back({Loop, placeOf(Loop->getBeginLoc())});
+  }
+
+  static bool isTrainingLoop(const Stmt *Loop) {
+    if (const auto *RF = dyn_cast<CXXForRangeStmt>(Loop)) {
+      QualType T = RF->getRangeInit()->getType().getNonReferenceType();
+      if (const auto *RD = T->getAsCXXRecordDecl();
+          RD && RD->getName().contains("DataLoader"))
+        return true;
+    }
+    for (const Stmt *Part : repeatedParts(const_cast<Stmt *>(Loop)))
+      if (Part && stepsModel(Part))
+        return true;
+    return false;
+  }
+
+  void recordCall(const FunctionDecl *Callee, SourceLocation Loc) {
+    if (Functions.empty() || !Callee ||
+        !isProjectCode(Callee->getLocation()))
+      return;
+    FunctionFrame &F = Functions.back();
+    utils::CallFact C;
+    C.Caller = F.Usr;
+    C.Callee = utils::usrOf(Callee);
+    C.Where = placeOf(Loc);
+    if (!F.Loops.empty()) {
+      C.Loop = F.Loops.back().Where;
+      PendingLoops.push_back({Facts.Calls.size(), F.Loops.back().Loop});
+    }
+    Facts.Calls.push_back(std::move(C));
+  }
+
+  void recordForwardsOf(const CXXRecordDecl *Module, SourceLocation Loc) {
+    if (!Module->hasDefinition())
+      return;
+    for (const CXXMethodDecl *M : Module->getDefinition()->methods())
+      if (M->getIdentifier() && M->getName() == "forward")
+        recordCall(M, Loc);
+  }
+
+  /// What is known only at the end: which loops hold training loops (a
+  /// nested loop found later), which functions' addresses are taken, the
+  /// files read.
+  void finish() {
+    for (const auto &[CallIndex, Loop] : PendingLoops)
+      Facts.Calls[CallIndex].LoopHasTrainingLoop = EpochLoops.count(Loop);
+    for (size_t I = 0; I < Facts.Functions.size(); ++I) {
+      const FunctionDecl *FD = Defined[I];
+      Facts.Functions[I].AddressTaken = References[FD] > Calls[FD];
+    }
+    llvm::StringSet<> Seen;
+    auto AddInput = [&](const std::string &Path) {
+      if (Path.empty() || !Seen.insert(Path).second)
+        return;
+      if (std::optional<utils::FileStamp> S = utils::stampOf(Path))
+        Facts.Inputs.push_back(*S);
+    };
+    Facts.File = pathOf(SM.getMainFileID());
+    AddInput(Facts.File);
+    for (const utils::FunctionFact &F : Facts.Functions)
+      AddInput(F.Where.File);
+  }
+
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  utils::FileFacts &Facts;
+  utils::DeviceAnalysis Devices;
+  std::vector<FunctionFrame> Functions;
+  std::vector<const FunctionDecl *> Defined;
+  llvm::DenseMap<const FunctionDecl *, unsigned> Calls, References;
+  llvm::DenseMap<FileID, std::string> Paths;
+  std::vector<std::pair<size_t, const Stmt *>> PendingLoops;
+  llvm::DenseSet<const Stmt *> EpochLoops;
+};
+
+} // namespace
+
+void enableProjectFacts() { FactsEnabled = true; }
+bool projectFactsEnabled() { return FactsEnabled; }
+std::string collectedFacts() { return LastFacts; }
+
+void ProjectFactsCollector::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(translationUnitDecl().bind("tu"), this);
+}
+
+void ProjectFactsCollector::registerPPCallbacks(const SourceManager &,
+                                                Preprocessor *PP,
+                                                Preprocessor *) {
+  PP->getDiagnostics().setFatalsAsError(true);
+  PP->getDiagnostics().setErrorLimit(0);
+}
+
+/// The translation unit is matched before the matcher walks into it: the
+/// facts are read then, with the parent map (which the device analysis may
+/// build) narrowed to the code outside LibTorch, and the matcher's own walk
+/// is emptied, so that the pass costs little more than the parse.
+void ProjectFactsCollector::check(const MatchFinder::MatchResult &Result) {
+  ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::vector<Decl *> Narrow;
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (!utils::isInLibTorchHeader(D->getBeginLoc(), SM) ||
+        !utils::isInLibTorchHeader(D->getLocation(), SM))
+      Narrow.push_back(D);
+  Ctx.setTraversalScope(Narrow);
+  utils::FileFacts Facts;
+  FactsWalker(Ctx, Facts).walk();
+  LastFacts = utils::serializeFacts(Facts);
+  Ctx.setTraversalScope({});
+}
+
+} // namespace clang::tidy::torch

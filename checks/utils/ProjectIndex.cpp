@@ -1,0 +1,725 @@
+//===--- ProjectIndex.cpp - libtorch-tidy ---------------------------------===//
+
+#include "ProjectIndex.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Chrono.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <deque>
+#include <map>
+#include <mutex>
+
+namespace json = llvm::json;
+
+namespace clang::tidy::torch::utils {
+
+namespace {
+
+llvm::Error malformed(const llvm::Twine &What) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "malformed project index: " + What);
+}
+
+json::Value toJson(const SourcePlace &P) {
+  return json::Array{P.File, static_cast<int64_t>(P.Line)};
+}
+
+SourcePlace placeFrom(const json::Value *V) {
+  SourcePlace P;
+  const json::Array *A = V ? V->getAsArray() : nullptr;
+  if (!A || A->size() != 2)
+    return P;
+  P.File = (*A)[0].getAsString().value_or("").str();
+  P.Line = static_cast<unsigned>((*A)[1].getAsInteger().value_or(0));
+  return P;
+}
+
+json::Value toJson(const FileStamp &S) {
+  return json::Array{S.Path, static_cast<int64_t>(S.Size), S.ModifiedNs};
+}
+
+std::optional<FileStamp> stampFrom(const json::Value &V) {
+  const json::Array *A = V.getAsArray();
+  if (!A || A->size() != 3 || !(*A)[0].getAsString())
+    return std::nullopt;
+  FileStamp S;
+  S.Path = (*A)[0].getAsString()->str();
+  S.Size = static_cast<uint64_t>((*A)[1].getAsInteger().value_or(0));
+  S.ModifiedNs = (*A)[2].getAsInteger().value_or(0);
+  return S;
+}
+
+json::Array stampsToJson(const std::vector<FileStamp> &Stamps) {
+  json::Array Out;
+  for (const FileStamp &S : Stamps)
+    Out.push_back(toJson(S));
+  return Out;
+}
+
+llvm::Expected<std::vector<FileStamp>> stampsFrom(const json::Array *A) {
+  std::vector<FileStamp> Out;
+  if (!A)
+    return Out;
+  for (const json::Value &V : *A) {
+    std::optional<FileStamp> S = stampFrom(V);
+    if (!S)
+      return malformed("a file stamp");
+    Out.push_back(std::move(*S));
+  }
+  return Out;
+}
+
+bool flag(const json::Object &O, llvm::StringRef Key) {
+  return O.getBoolean(Key).value_or(false);
+}
+
+std::string text(const json::Object &O, llvm::StringRef Key) {
+  return O.getString(Key).value_or("").str();
+}
+
+json::Value toJson(const FunctionFact &F) {
+  json::Array Overrides;
+  for (const std::string &O : F.Overrides)
+    Overrides.push_back(O);
+  return json::Object{{"usr", F.Usr},
+                      {"name", F.Name},
+                      {"at", toJson(F.Where)},
+                      {"convention", F.PerStepByConvention},
+                      {"main", F.IsMain},
+                      {"cuda", F.SelectsCuda},
+                      {"training", F.HasTrainingLoop},
+                      {"host", F.ReturnsHostData},
+                      {"address", F.AddressTaken},
+                      {"overrides", std::move(Overrides)}};
+}
+
+FunctionFact functionFrom(const json::Object &O) {
+  FunctionFact F;
+  F.Usr = text(O, "usr");
+  F.Name = text(O, "name");
+  F.Where = placeFrom(O.get("at"));
+  F.PerStepByConvention = flag(O, "convention");
+  F.IsMain = flag(O, "main");
+  F.SelectsCuda = flag(O, "cuda");
+  F.HasTrainingLoop = flag(O, "training");
+  F.ReturnsHostData = flag(O, "host");
+  F.AddressTaken = flag(O, "address");
+  if (const json::Array *A = O.getArray("overrides"))
+    for (const json::Value &V : *A)
+      if (std::optional<llvm::StringRef> S = V.getAsString())
+        F.Overrides.push_back(S->str());
+  return F;
+}
+
+json::Value toJson(const CallFact &C) {
+  json::Object O{{"from", C.Caller}, {"to", C.Callee}, {"at", toJson(C.Where)}};
+  if (C.Loop) {
+    O["loop"] = toJson(*C.Loop);
+    O["epoch"] = C.LoopHasTrainingLoop;
+  }
+  return O;
+}
+
+CallFact callFrom(const json::Object &O) {
+  CallFact C;
+  C.Caller = text(O, "from");
+  C.Callee = text(O, "to");
+  C.Where = placeFrom(O.get("at"));
+  if (O.get("loop")) {
+    C.Loop = placeFrom(O.get("loop"));
+    C.LoopHasTrainingLoop = flag(O, "epoch");
+  }
+  return C;
+}
+
+json::Value toJson(const MemberFact &M) {
+  return json::Object{{"usr", M.Usr},
+                      {"name", M.Name},
+                      {"at", toJson(M.Where)},
+                      {"host", M.MadeOnHost}};
+}
+
+MemberFact memberFrom(const json::Object &O) {
+  MemberFact M;
+  M.Usr = text(O, "usr");
+  M.Name = text(O, "name");
+  M.Where = placeFrom(O.get("at"));
+  M.MadeOnHost = flag(O, "host");
+  return M;
+}
+
+/// Calls \p Each on every object of the array \p Key of \p O.
+template <typename Fn>
+llvm::Error eachObject(const json::Object &O, llvm::StringRef Key, Fn Each) {
+  const json::Array *A = O.getArray(Key);
+  if (!A)
+    return llvm::Error::success();
+  for (const json::Value &V : *A) {
+    const json::Object *Item = V.getAsObject();
+    if (!Item)
+      return malformed("an entry of '" + Key + "'");
+    Each(*Item);
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+std::string serializeFacts(const FileFacts &F) {
+  json::Array Functions, Calls, Members;
+  for (const FunctionFact &Fn : F.Functions)
+    Functions.push_back(toJson(Fn));
+  for (const CallFact &C : F.Calls)
+    Calls.push_back(toJson(C));
+  for (const MemberFact &M : F.Members)
+    Members.push_back(toJson(M));
+  json::Object O{{"version", 1},
+                 {"file", F.File},
+                 {"inputs", stampsToJson(F.Inputs)},
+                 {"cuda", F.SelectsCuda},
+                 {"functions", std::move(Functions)},
+                 {"calls", std::move(Calls)},
+                 {"members", std::move(Members)}};
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << json::Value(std::move(O));
+  return Out;
+}
+
+llvm::Expected<FileFacts> parseFacts(llvm::StringRef Json) {
+  llvm::Expected<json::Value> V = json::parse(Json);
+  if (!V)
+    return V.takeError();
+  const json::Object *O = V->getAsObject();
+  if (!O || O->getInteger("version") != 1)
+    return malformed("not a file's facts");
+  FileFacts F;
+  F.File = text(*O, "file");
+  F.SelectsCuda = flag(*O, "cuda");
+  llvm::Expected<std::vector<FileStamp>> Inputs =
+      stampsFrom(O->getArray("inputs"));
+  if (!Inputs)
+    return Inputs.takeError();
+  F.Inputs = std::move(*Inputs);
+  if (llvm::Error E = eachObject(*O, "functions", [&](const json::Object &I) {
+        F.Functions.push_back(functionFrom(I));
+      }))
+    return std::move(E);
+  if (llvm::Error E = eachObject(*O, "calls", [&](const json::Object &I) {
+        F.Calls.push_back(callFrom(I));
+      }))
+    return std::move(E);
+  if (llvm::Error E = eachObject(*O, "members", [&](const json::Object &I) {
+        F.Members.push_back(memberFrom(I));
+      }))
+    return std::move(E);
+  return F;
+}
+
+//===----------------------------------------------------------------------===//
+// Merging
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The project's call graph, functions by USR, with the closures the index
+/// needs.
+class CallGraph {
+public:
+  explicit CallGraph(const std::vector<FileFacts> &Files) {
+    for (const FileFacts &F : Files) {
+      for (const FunctionFact &Fn : F.Functions)
+        addFunction(Fn, F.SelectsCuda && Fn.Where.File == F.File);
+      for (const CallFact &C : F.Calls)
+        addCall(C);
+    }
+    for (const auto &[Usr, Fn] : Functions)
+      for (const std::string &Base : Fn.Overrides)
+        Overriders[Base].push_back(Usr.str());
+  }
+
+  /// The functions a call of \p Callee may run: it and its overriders.
+  std::vector<std::string> targets(llvm::StringRef Callee) const {
+    std::vector<std::string> Out = {Callee.str()};
+    llvm::StringSet<> Seen = {Callee};
+    for (size_t I = 0; I < Out.size(); ++I) {
+      auto It = Overriders.find(Out[I]);
+      if (It == Overriders.end())
+        continue;
+      for (const std::string &O : It->second)
+        if (Seen.insert(O).second)
+          Out.push_back(O);
+    }
+    return Out;
+  }
+
+  /// Functions holding a training loop, directly or through calls.
+  void closeTrainingLoops() {
+    bool Changed = true;
+    while (Changed) {
+      Changed = false;
+      for (const CallFact *C : CallList)
+        if (!training(C->Caller) && anyTargetTrains(C->Callee))
+          Changed = Training.insert(C->Caller).second || Changed;
+    }
+  }
+
+  bool training(llvm::StringRef Usr) const { return Training.contains(Usr); }
+
+  bool anyTargetTrains(llvm::StringRef Callee) const {
+    return llvm::any_of(targets(Callee),
+                        [&](const std::string &T) { return training(T); });
+  }
+
+  /// An epoch loop: one that holds a training loop, or calls a function
+  /// that does.
+  bool isEpochLoop(const CallFact &C) const {
+    if (C.LoopHasTrainingLoop)
+      return true;
+    auto It = LoopCalls.find(loopKey(C));
+    return It != LoopCalls.end() &&
+           llvm::any_of(It->second, [&](const CallFact *Other) {
+             return anyTargetTrains(Other->Callee);
+           });
+  }
+
+  llvm::StringMap<FunctionFact> Functions;
+  llvm::StringSet<> CudaSeeds;
+  std::vector<const CallFact *> CallList;
+  llvm::StringMap<std::vector<const CallFact *>> Out, In;
+
+private:
+  static std::string loopKey(const CallFact &C) {
+    return C.Caller + "\n" + C.Loop->File + ":" + std::to_string(C.Loop->Line);
+  }
+
+  void addFunction(const FunctionFact &Fn, bool InCudaFile) {
+    auto [It, New] = Functions.try_emplace(Fn.Usr, Fn);
+    FunctionFact &Kept = It->second;
+    if (!New) {
+      Kept.SelectsCuda |= Fn.SelectsCuda;
+      Kept.HasTrainingLoop |= Fn.HasTrainingLoop;
+      Kept.ReturnsHostData |= Fn.ReturnsHostData;
+      Kept.AddressTaken |= Fn.AddressTaken;
+    }
+    if (Fn.SelectsCuda || InCudaFile)
+      CudaSeeds.insert(Fn.Usr);
+    if (Fn.HasTrainingLoop)
+      Training.insert(Fn.Usr);
+  }
+
+  void addCall(const CallFact &C) {
+    std::string Key = C.Caller + "\n" + C.Callee + "\n" + C.Where.File + ":" +
+                      std::to_string(C.Where.Line);
+    if (!SeenCalls.insert(Key).second)
+      return;
+    CallList.push_back(&C);
+    Out[C.Caller].push_back(&C);
+    In[C.Callee].push_back(&C);
+    if (C.Loop)
+      LoopCalls[loopKey(C)].push_back(&C);
+  }
+
+  llvm::StringMap<std::vector<std::string>> Overriders;
+  llvm::StringSet<> Training, SeenCalls;
+  llvm::StringMap<std::vector<const CallFact *>> LoopCalls;
+};
+
+std::string nameOf(const CallGraph &G, llvm::StringRef Usr) {
+  auto It = G.Functions.find(Usr);
+  return It == G.Functions.end() ? std::string() : It->second.Name;
+}
+
+/// The per-step closure: from the calls in loops that are not epoch loops
+/// (and the functions per step by convention that nothing calls), through
+/// the calls of per-step functions, never into a function that holds a
+/// training loop (it runs per epoch).
+llvm::StringMap<StepReason> perStepClosure(const CallGraph &G) {
+  llvm::StringMap<StepReason> Step;
+  std::deque<std::string> Work;
+  auto Reach = [&](llvm::StringRef Callee, const StepReason &R) {
+    for (const std::string &T : G.targets(Callee))
+      if (G.Functions.count(T) && !G.training(T) &&
+          Step.try_emplace(T, R).second)
+        Work.push_back(T);
+  };
+  for (const CallFact *C : G.CallList)
+    if (C->Loop && !G.isEpochLoop(*C))
+      Reach(C->Callee, {nameOf(G, C->Caller), *C->Loop, nameOf(G, C->Caller),
+                        C->Where});
+  for (const auto &[Usr, Fn] : G.Functions)
+    if (Fn.PerStepByConvention && !G.In.count(Usr) && !G.training(Usr) &&
+        Step.try_emplace(Usr, StepReason()).second)
+      Work.push_back(Usr.str());
+  while (!Work.empty()) {
+    std::string F = Work.front();
+    Work.pop_front();
+    auto It = G.Out.find(F);
+    if (It == G.Out.end())
+      continue;
+    StepReason Base = Step[F];
+    for (const CallFact *C : It->second)
+      Reach(C->Callee,
+            {Base.LoopFunction, Base.Loop, nameOf(G, F), C->Where});
+  }
+  return Step;
+}
+
+/// The functions that may see CUDA tensors: those that select CUDA and
+/// everything they call.
+llvm::StringSet<> cudaClosure(const CallGraph &G) {
+  llvm::StringSet<> Cuda;
+  std::deque<std::string> Work;
+  for (const auto &S : G.CudaSeeds)
+    if (Cuda.insert(S.getKey()).second)
+      Work.push_back(S.getKey().str());
+  while (!Work.empty()) {
+    std::string F = Work.front();
+    Work.pop_front();
+    auto It = G.Out.find(F);
+    if (It == G.Out.end())
+      continue;
+    for (const CallFact *C : It->second)
+      for (const std::string &T : G.targets(C->Callee))
+        if (Cuda.insert(T).second)
+          Work.push_back(T);
+  }
+  return Cuda;
+}
+
+/// Whether every way into a function is seen: it is main, or all its
+/// callers (of it or of a method it overrides) are, and its address is not
+/// taken. A cycle is not known.
+class KnownRoots {
+public:
+  explicit KnownRoots(const CallGraph &G) : G(G) {}
+
+  bool known(const std::string &Usr) {
+    auto Done = Memo.find(Usr);
+    if (Done != Memo.end())
+      return Done->second;
+    Memo[Usr] = false; // in progress: a cycle is not known
+    bool Result = compute(Usr);
+    Memo[Usr] = Result;
+    return Result;
+  }
+
+private:
+  bool compute(const std::string &Usr) {
+    auto Fn = G.Functions.find(Usr);
+    if (Fn == G.Functions.end() || Fn->second.AddressTaken ||
+        Fn->second.PerStepByConvention)
+      return false;
+    if (Fn->second.IsMain)
+      return true;
+    std::vector<const CallFact *> Callers = callersOf(Fn->second);
+    if (Callers.empty())
+      return false;
+    return llvm::all_of(Callers,
+                        [&](const CallFact *C) { return known(C->Caller); });
+  }
+
+  /// Its callers; none when it overrides a method, whose callers (in
+  /// LibTorch or through the base) are not all seen.
+  std::vector<const CallFact *> callersOf(const FunctionFact &Fn) const {
+    auto It = G.In.find(Fn.Usr);
+    if (!Fn.Overrides.empty() || It == G.In.end())
+      return {};
+    return It->second;
+  }
+
+  const CallGraph &G;
+  std::map<std::string, bool> Memo;
+};
+
+} // namespace
+
+ProjectIndex mergeFacts(const std::vector<FileFacts> &Files) {
+  CallGraph G(Files);
+  G.closeTrainingLoops();
+  llvm::StringMap<StepReason> Step = perStepClosure(G);
+  llvm::StringSet<> Cuda = cudaClosure(G);
+  KnownRoots Roots(G);
+  ProjectIndex Index;
+  llvm::StringSet<> SeenInputs;
+  for (const FileFacts &F : Files) {
+    Index.SelectsCuda |= F.SelectsCuda;
+    for (const FileStamp &S : F.Inputs)
+      if (SeenInputs.insert(S.Path).second)
+        Index.Inputs.push_back(S);
+    for (const MemberFact &M : F.Members) {
+      auto [It, New] = Index.Members.try_emplace(M.Usr, M);
+      if (!New)
+        It->second.MadeOnHost &= M.MadeOnHost;
+    }
+  }
+  Index.SelectsCuda |= !G.CudaSeeds.empty();
+  for (const auto &[Usr, Fn] : G.Functions) {
+    ProjectIndex::Entry E;
+    if (auto It = Step.find(Usr); It != Step.end())
+      E.Step = It->second;
+    bool Known = Roots.known(Usr.str());
+    E.Once = !E.Step && Known;
+    E.Cuda = Cuda.contains(Usr) ? CudaReach::Yes
+             : Known            ? CudaReach::No
+                                : CudaReach::Unknown;
+    E.HostResult = Fn.ReturnsHostData;
+    Index.Functions[Usr] = std::move(E);
+  }
+  return Index;
+}
+
+//===----------------------------------------------------------------------===//
+// Queries, storage
+//===----------------------------------------------------------------------===//
+
+const StepReason *ProjectIndex::perStep(llvm::StringRef Usr) const {
+  auto It = Functions.find(Usr);
+  return It == Functions.end() || !It->second.Step ? nullptr
+                                                    : &*It->second.Step;
+}
+
+bool ProjectIndex::runsOnce(llvm::StringRef Usr) const {
+  auto It = Functions.find(Usr);
+  return It != Functions.end() && It->second.Once;
+}
+
+CudaReach ProjectIndex::cudaReach(llvm::StringRef Usr) const {
+  auto It = Functions.find(Usr);
+  return It == Functions.end() ? CudaReach::Unknown : It->second.Cuda;
+}
+
+bool ProjectIndex::returnsHostData(llvm::StringRef Usr) const {
+  auto It = Functions.find(Usr);
+  return It != Functions.end() && It->second.HostResult;
+}
+
+const MemberFact *ProjectIndex::member(llvm::StringRef Usr) const {
+  auto It = Members.find(Usr);
+  return It == Members.end() ? nullptr : &It->second;
+}
+
+std::optional<FileStamp> stampOf(llvm::StringRef Path) {
+  llvm::sys::fs::file_status Status;
+  if (llvm::sys::fs::status(Path, Status) ||
+      !llvm::sys::fs::is_regular_file(Status))
+    return std::nullopt;
+  FileStamp S;
+  S.Path = Path.str();
+  S.Size = Status.getSize();
+  S.ModifiedNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                     Status.getLastModificationTime().time_since_epoch())
+                     .count();
+  return S;
+}
+
+std::string ProjectIndex::firstStaleInput(llvm::StringRef Except) const {
+  for (const FileStamp &S : Inputs) {
+    if (S.Path == Except)
+      continue;
+    std::optional<FileStamp> Now = stampOf(S.Path);
+    if (!Now || Now->Size != S.Size || Now->ModifiedNs != S.ModifiedNs)
+      return S.Path;
+  }
+  return "";
+}
+
+namespace {
+
+const char *cudaName(CudaReach R) {
+  return R == CudaReach::Yes ? "yes" : R == CudaReach::No ? "no" : "unknown";
+}
+
+CudaReach cudaFrom(llvm::StringRef S) {
+  return S == "yes" ? CudaReach::Yes : S == "no" ? CudaReach::No
+                                                 : CudaReach::Unknown;
+}
+
+} // namespace
+
+std::string ProjectIndex::serialize() const {
+  // Sorted, so that the same facts give the same bytes (and digest).
+  std::vector<llvm::StringRef> Usrs;
+  for (const auto &F : Functions)
+    Usrs.push_back(F.getKey());
+  llvm::sort(Usrs);
+  json::Array Fns;
+  for (llvm::StringRef Usr : Usrs) {
+    const Entry &E = Functions.find(Usr)->second;
+    json::Object O{{"usr", Usr},
+                   {"once", E.Once},
+                   {"cuda", cudaName(E.Cuda)},
+                   {"host", E.HostResult}};
+    if (E.Step)
+      O["step"] = json::Object{{"loopFunction", E.Step->LoopFunction},
+                               {"loop", toJson(E.Step->Loop)},
+                               {"caller", E.Step->Caller},
+                               {"call", toJson(E.Step->Call)}};
+    Fns.push_back(std::move(O));
+  }
+  std::vector<llvm::StringRef> MemberUsrs;
+  for (const auto &M : Members)
+    MemberUsrs.push_back(M.getKey());
+  llvm::sort(MemberUsrs);
+  json::Array Ms;
+  for (llvm::StringRef Usr : MemberUsrs)
+    Ms.push_back(toJson(Members.find(Usr)->second));
+  json::Object O{{"version", 1},
+                 {"cuda", SelectsCuda},
+                 {"inputs", stampsToJson(Inputs)},
+                 {"functions", std::move(Fns)},
+                 {"members", std::move(Ms)}};
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << json::Value(std::move(O));
+  return Out;
+}
+
+llvm::Expected<ProjectIndex> ProjectIndex::parse(llvm::StringRef Json) {
+  llvm::Expected<json::Value> V = json::parse(Json);
+  if (!V)
+    return V.takeError();
+  const json::Object *O = V->getAsObject();
+  if (!O || O->getInteger("version") != 1)
+    return malformed("not an index");
+  ProjectIndex Index;
+  Index.SelectsCuda = flag(*O, "cuda");
+  llvm::Expected<std::vector<FileStamp>> Inputs =
+      stampsFrom(O->getArray("inputs"));
+  if (!Inputs)
+    return Inputs.takeError();
+  Index.Inputs = std::move(*Inputs);
+  if (llvm::Error E = eachObject(*O, "functions", [&](const json::Object &I) {
+        Entry &En = Index.Functions[text(I, "usr")];
+        En.Once = flag(I, "once");
+        En.Cuda = cudaFrom(text(I, "cuda"));
+        En.HostResult = flag(I, "host");
+        if (const json::Object *S = I.getObject("step"))
+          En.Step = StepReason{text(*S, "loopFunction"),
+                               placeFrom(S->get("loop")), text(*S, "caller"),
+                               placeFrom(S->get("call"))};
+      }))
+    return std::move(E);
+  if (llvm::Error E = eachObject(*O, "members", [&](const json::Object &I) {
+        MemberFact M = memberFrom(I);
+        Index.Members[M.Usr] = M;
+      }))
+    return std::move(E);
+  return Index;
+}
+
+std::shared_ptr<const ProjectIndex>
+loadProjectIndex(llvm::StringRef Path, llvm::StringRef MainFile,
+                 std::string &Why) {
+  struct Loaded {
+    FileStamp Stamp;
+    std::shared_ptr<const ProjectIndex> Index;
+  };
+  static std::mutex Lock;
+  static llvm::StringMap<Loaded> Cache;
+  std::optional<FileStamp> Now = stampOf(Path);
+  if (!Now) {
+    Why = "no project index at '" + Path.str() + "'";
+    return nullptr;
+  }
+  std::shared_ptr<const ProjectIndex> Index;
+  {
+    std::lock_guard<std::mutex> Guard(Lock);
+    auto It = Cache.find(Path);
+    if (It != Cache.end() && It->second.Stamp.Size == Now->Size &&
+        It->second.Stamp.ModifiedNs == Now->ModifiedNs)
+      Index = It->second.Index;
+  }
+  if (!Index) {
+    auto Buffer = llvm::MemoryBuffer::getFile(Path);
+    if (!Buffer) {
+      Why = "cannot read the project index '" + Path.str() + "'";
+      return nullptr;
+    }
+    llvm::Expected<ProjectIndex> Parsed =
+        ProjectIndex::parse((*Buffer)->getBuffer());
+    if (!Parsed) {
+      Why = llvm::toString(Parsed.takeError());
+      return nullptr;
+    }
+    Index = std::make_shared<const ProjectIndex>(std::move(*Parsed));
+    std::lock_guard<std::mutex> Guard(Lock);
+    Cache[Path] = {*Now, Index};
+  }
+  std::string Stale = Index->firstStaleInput(MainFile);
+  if (!Stale.empty()) {
+    Why = "the project index is stale ('" + Stale + "' changed)";
+    return nullptr;
+  }
+  return Index;
+}
+
+//===----------------------------------------------------------------------===//
+// Names
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+const Decl *writtenDecl(const Decl *D) {
+  if (const auto *FD = dyn_cast<FunctionDecl>(D)) {
+    if (const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern())
+      FD = Pattern;
+    return FD->getCanonicalDecl();
+  }
+  if (const auto *Field = dyn_cast<FieldDecl>(D)) {
+    // A member of a class template's instantiation: the pattern's member.
+    const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
+    if (const CXXRecordDecl *Pattern =
+            RD ? RD->getTemplateInstantiationPattern() : nullptr)
+      for (const FieldDecl *F : Pattern->fields())
+        if (F->getName() == Field->getName())
+          return F;
+  }
+  return D->getCanonicalDecl();
+}
+
+} // namespace
+
+std::string usrOf(const Decl *D) {
+  if (!D)
+    return "";
+  D = writtenDecl(D);
+  const auto *ND = dyn_cast<NamedDecl>(D);
+  if (!ND)
+    return "";
+  // The qualified name and, for a function, its parameter types as written
+  // in every file the same way: the same function in every translation
+  // unit, overloads apart.
+  std::string Key = ND->getQualifiedNameAsString();
+  // What other files cannot name (static functions, members of anonymous
+  // namespaces and local classes, lambdas) is told apart by its place.
+  if (!ND->isExternallyVisible()) {
+    const SourceManager &SM = D->getASTContext().getSourceManager();
+    PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(D->getLocation()));
+    if (P.isValid())
+      Key += "@" + std::string(P.getFilename()) + ":" +
+             std::to_string(P.getLine());
+  }
+  const auto *FD = dyn_cast<FunctionDecl>(D);
+  if (!FD)
+    return "v:" + Key;
+  PrintingPolicy Policy(FD->getASTContext().getLangOpts());
+  Policy.SuppressScope = false;
+  Policy.FullyQualifiedName = true;
+  Key += "(";
+  for (unsigned I = 0; I < FD->getNumParams(); ++I)
+    Key += (I ? "," : "") +
+           FD->getParamDecl(I)->getType().getCanonicalType().getAsString(
+               Policy);
+  Key += ")";
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); MD && MD->isConst())
+    Key += "const";
+  return "f:" + Key;
+}
+
+} // namespace clang::tidy::torch::utils

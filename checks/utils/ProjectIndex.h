@@ -1,0 +1,167 @@
+//===--- ProjectIndex.h - libtorch-tidy -------------------------*- C++ -*-===//
+//
+// What only the whole project knows, for the checks of one translation unit:
+// which functions run per training step (called, directly or through other
+// functions, from a loop in any file), which may see CUDA tensors, which
+// return host data, and where member tensors are made. Each file's facts are
+// collected by a light pass over its AST (ProjectFactsCollector); the driver
+// merges them into one index (mergeFacts) stored in its cache directory, and
+// the checks find it through the global option TorchProjectIndex.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_PROJECTINDEX_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_PROJECTINDEX_H
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clang {
+class Decl;
+} // namespace clang
+
+namespace clang::tidy::torch::utils {
+
+/// A place in the project's sources.
+struct SourcePlace {
+  std::string File;
+  unsigned Line = 0;
+};
+
+/// A file the facts of a translation unit were read from, as it was then.
+struct FileStamp {
+  std::string Path;
+  uint64_t Size = 0;
+  int64_t ModifiedNs = 0;
+};
+
+/// A function defined in the project (not in LibTorch nor a system header).
+struct FunctionFact {
+  std::string Usr, Name;
+  SourcePlace Where;
+  /// A module's forward() or a functor's operator(): per step by convention.
+  bool PerStepByConvention = false;
+  bool IsMain = false;
+  /// Its body names a CUDA device (kCUDA, "cuda", is_available(), .cuda()).
+  bool SelectsCuda = false;
+  /// It holds a training loop: a loop that steps an optimizer, runs
+  /// backward or forward, or iterates a data loader. What calls it runs per
+  /// epoch, not per step.
+  bool HasTrainingLoop = false;
+  /// It returns a tensor made from host data (from_blob, a vector, a
+  /// factory without a device).
+  bool ReturnsHostData = false;
+  /// Its address is taken: calls through the pointer are not seen.
+  bool AddressTaken = false;
+  /// The methods it overrides: a call of one of them may run this one.
+  std::vector<std::string> Overrides;
+};
+
+/// A call of a project function (or a construction of a project type's
+/// object, as a call of its constructor) in a project function.
+struct CallFact {
+  std::string Caller, Callee;
+  SourcePlace Where;
+  /// The loop of the caller that repeats the call, when one does.
+  std::optional<SourcePlace> Loop;
+  /// That loop holds a training loop itself (an epoch loop).
+  bool LoopHasTrainingLoop = false;
+};
+
+/// A member tensor made (assigned or initialized) in a project function.
+struct MemberFact {
+  std::string Usr, Name;
+  SourcePlace Where;
+  bool MadeOnHost = false;
+};
+
+/// What one translation unit shows.
+struct FileFacts {
+  std::string File;
+  /// The main file and the project headers it read.
+  std::vector<FileStamp> Inputs;
+  /// Code at file scope of the main file names a CUDA device.
+  bool SelectsCuda = false;
+  std::vector<FunctionFact> Functions;
+  std::vector<CallFact> Calls;
+  std::vector<MemberFact> Members;
+};
+
+std::string serializeFacts(const FileFacts &F);
+llvm::Expected<FileFacts> parseFacts(llvm::StringRef Json);
+
+/// Why a function runs per step: the loop that repeats it (in a caller,
+/// possibly through more calls) and the caller that calls it.
+struct StepReason {
+  std::string LoopFunction;
+  SourcePlace Loop;
+  std::string Caller;
+  SourcePlace Call;
+};
+
+/// Whether code may see CUDA tensors: reached from code that selects CUDA,
+/// only from programs that never do, or not known (no caller seen).
+enum class CudaReach { Yes, No, Unknown };
+
+/// The merged facts of a project, as the checks query them.
+class ProjectIndex {
+public:
+  /// Why the function \p Usr runs per step, or null.
+  const StepReason *perStep(llvm::StringRef Usr) const;
+  /// The function is called in the project and never in repeating code.
+  bool runsOnce(llvm::StringRef Usr) const;
+  CudaReach cudaReach(llvm::StringRef Usr) const;
+  bool returnsHostData(llvm::StringRef Usr) const;
+  /// Where member \p Usr is made, when the index knows it.
+  const MemberFact *member(llvm::StringRef Usr) const;
+  /// Any file of the project selects CUDA.
+  bool selectsCuda() const { return SelectsCuda; }
+  /// The first input of the index that changed since it was built, or "".
+  std::string firstStaleInput(llvm::StringRef Except = "") const;
+  const std::vector<FileStamp> &inputs() const { return Inputs; }
+
+  std::string serialize() const;
+  static llvm::Expected<ProjectIndex> parse(llvm::StringRef Json);
+
+private:
+  friend ProjectIndex mergeFacts(const std::vector<FileFacts> &Files);
+
+  struct Entry {
+    std::optional<StepReason> Step;
+    bool Once = false;
+    CudaReach Cuda = CudaReach::Unknown;
+    bool HostResult = false;
+  };
+  llvm::StringMap<Entry> Functions;
+  llvm::StringMap<MemberFact> Members;
+  std::vector<FileStamp> Inputs;
+  bool SelectsCuda = false;
+};
+
+/// The index of the facts of every file of a project: the call graph's
+/// per-step closure (through overrides), its CUDA reach, the host-data
+/// functions and member facts.
+ProjectIndex mergeFacts(const std::vector<FileFacts> &Files);
+
+/// The stamp of \p Path now, or none when it cannot be read.
+std::optional<FileStamp> stampOf(llvm::StringRef Path);
+
+/// The index at \p Path, loaded once per process (again when the file
+/// changes); null with \p Why set when it cannot be read or is stale for a
+/// file other than \p MainFile.
+std::shared_ptr<const ProjectIndex>
+loadProjectIndex(llvm::StringRef Path, llvm::StringRef MainFile,
+                 std::string &Why);
+
+/// The USR that names \p D in the index, or "".
+std::string usrOf(const Decl *D);
+
+} // namespace clang::tidy::torch::utils
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_PROJECTINDEX_H

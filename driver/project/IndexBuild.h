@@ -1,0 +1,57 @@
+//===--- IndexBuild.h - libtorch-tidy ---------------------------*- C++ -*-===//
+//
+// The project index of a build directory (checks/utils/ProjectIndex.h): its
+// place in the cache directory, and its refresh. Each file of the
+// compilation database has its facts stored beside the index with the
+// stamps of the files they were read from and its compile command; a
+// refresh re-indexes (one light pass each, in parallel children, through
+// the result cache and the PCH) only the files whose facts are stale, then
+// merges all facts again.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_DRIVER_PROJECT_INDEXBUILD_H
+#define LIBTORCH_TIDY_DRIVER_PROJECT_INDEXBUILD_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <string>
+#include <vector>
+
+namespace torchtidy {
+
+struct IndexOptions {
+  std::string Self;     ///< this program, run as the index child
+  std::string BuildDir; ///< the -p directory
+  std::string CacheDir;
+  unsigned Jobs = 0; ///< 0: all cores
+  /// Passed to every index child: the cache options.
+  std::vector<std::string> CacheArgs;
+  /// Passed to every index child, and part of what decides its facts: the
+  /// command line's --extra-arg and --extra-arg-before.
+  std::vector<std::string> ExtraArgs;
+  bool Explain = false; ///< say on stderr what was re-indexed
+};
+
+struct IndexRefresh {
+  std::string Path;        ///< the index file
+  unsigned Files = 0;      ///< files in the index
+  unsigned Reindexed = 0;  ///< files whose facts were stale
+  std::vector<std::string> Failed; ///< files whose facts could not be made
+  double Seconds = 0;
+};
+
+/// Where the index of \p BuildDir lives in \p CacheDir.
+std::string indexPathFor(llvm::StringRef CacheDir, llvm::StringRef BuildDir);
+
+/// Builds the index of the files of \p O.BuildDir's compilation database,
+/// or refreshes it: only stale facts are made again.
+llvm::Expected<IndexRefresh> refreshIndex(const IndexOptions &O);
+
+/// The SHA-256 of the index file's bytes (part of the result cache's key of
+/// an analysis that reads it), or "" when it cannot be read.
+std::string indexDigest(llvm::StringRef IndexPath);
+
+} // namespace torchtidy
+
+#endif // LIBTORCH_TIDY_DRIVER_PROJECT_INDEXBUILD_H
