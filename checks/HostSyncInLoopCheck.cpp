@@ -49,12 +49,15 @@ void HostSyncInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "ProjectSelectsCuda", ProjectSelectsCuda);
 }
 
-bool HostSyncInLoopCheck::projectNeverSelectsCuda() const {
-  // The user's word first; else what a whole-project run found.
+bool HostSyncInLoopCheck::projectNeverSelectsCuda(const SourceManager &SM) {
+  // The user's word first; else the project index's; else what a
+  // whole-project run found.
   llvm::StringRef Said = ProjectSelectsCuda;
-  if (Said == "unknown")
-    Said = DetectedProjectSelectsCuda;
-  return Said == "false";
+  if (Said != "unknown")
+    return Said == "false";
+  if (const utils::ProjectIndex *Index = projectIndex(SM))
+    return !Index->selectsCuda();
+  return DetectedProjectSelectsCuda == "false";
 }
 
 HostSyncInLoopCheck::~HostSyncInLoopCheck() = default;
@@ -119,7 +122,7 @@ bool HostSyncInLoopCheck::mayRunOnDevice(ASTContext &Ctx,
     DeviceGeneric = Mentions.Generic;
   }
   return *MentionsCuda || CheckCpuOnlyCode ||
-         (DeviceGeneric && !projectNeverSelectsCuda());
+         (DeviceGeneric && !projectNeverSelectsCuda(SM));
 }
 
 /// A loop in a function whose every call in this file is on the CPU branch

@@ -39,7 +39,7 @@ public:
   ~HostSyncInLoopCheck() override;
 
 private:
-  bool projectNeverSelectsCuda() const;
+  bool projectNeverSelectsCuda(const SourceManager &SM);
   bool mayRunOnDevice(ASTContext &Ctx, const SourceManager &SM);
   bool runsOnlyOnCpu(const Stmt *Loop, ASTContext &Ctx);
   void report(const hostsync::Finding &Found, const Stmt *Loop,

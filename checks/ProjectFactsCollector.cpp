@@ -21,6 +21,7 @@ namespace clang::tidy::torch {
 namespace {
 
 std::atomic<bool> FactsEnabled{false};
+bool FactsAlone = false;
 std::string LastFacts;
 
 /// A module's forward() or a functor's operator(): per step by convention.
@@ -377,7 +378,10 @@ private:
 
 } // namespace
 
-void enableProjectFacts() { FactsEnabled = true; }
+void enableProjectFacts(bool Alone) {
+  FactsEnabled = true;
+  FactsAlone = Alone;
+}
 bool projectFactsEnabled() { return FactsEnabled; }
 std::string collectedFacts() { return LastFacts; }
 
@@ -398,6 +402,13 @@ void ProjectFactsCollector::registerPPCallbacks(const SourceManager &,
 /// is emptied, so that the pass costs little more than the parse.
 void ProjectFactsCollector::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
+  if (!FactsAlone) {
+    // Next to the checks: the traversal is theirs (TorchCheck narrows it).
+    utils::FileFacts Facts;
+    FactsWalker(Ctx, Facts).walk();
+    LastFacts = utils::serializeFacts(Facts);
+    return;
+  }
   const SourceManager &SM = Ctx.getSourceManager();
   std::vector<Decl *> Narrow;
   for (Decl *D : Ctx.getTranslationUnitDecl()->decls())

@@ -20,9 +20,10 @@ namespace clang::tidy::torch {
 inline constexpr const char *ProjectFactsCollectorName =
     "torch-internal-project-facts";
 
-/// Turns collection on (the driver's index child); off, the module does not
-/// even register the collector.
-void enableProjectFacts();
+/// Turns collection on (the driver's children); off, the module does not
+/// even register the collector. \p Alone: no check runs next to it (the
+/// index child), so its walk is the only one.
+void enableProjectFacts(bool Alone);
 bool projectFactsEnabled();
 /// The facts of the translation unit analyzed last, as JSON.
 std::string collectedFacts();

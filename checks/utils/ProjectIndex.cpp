@@ -12,6 +12,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include <deque>
 #include <map>
+#include <set>
 #include <mutex>
 
 namespace json = llvm::json;
@@ -219,6 +220,18 @@ llvm::Expected<FileFacts> parseFacts(llvm::StringRef Json) {
       }))
     return std::move(E);
   return F;
+}
+
+std::string restampFacts(llvm::StringRef Json) {
+  llvm::Expected<FileFacts> Facts = parseFacts(Json);
+  if (!Facts) {
+    llvm::consumeError(Facts.takeError());
+    return Json.str();
+  }
+  for (FileStamp &S : Facts->Inputs)
+    if (std::optional<FileStamp> Now = stampOf(S.Path))
+      S = *Now;
+  return serializeFacts(*Facts);
 }
 
 //===----------------------------------------------------------------------===//
@@ -478,30 +491,136 @@ ProjectIndex mergeFacts(const std::vector<FileFacts> &Files) {
 // Queries, storage
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+bool AnswersEnabled = false;
+std::set<std::string> &answerLog() {
+  static std::set<std::string> Log;
+  return Log;
+}
+
+std::string placeText(const SourcePlace &P) {
+  return P.File + ":" + std::to_string(P.Line);
+}
+
+std::string reasonText(const StepReason *R) {
+  if (!R)
+    return "-";
+  return R->LoopFunction + "@" + placeText(R->Loop) + "," + R->Caller + "@" +
+         placeText(R->Call);
+}
+
+const char *cudaText(CudaReach R) {
+  return R == CudaReach::Yes ? "yes" : R == CudaReach::No ? "no" : "unknown";
+}
+
+std::string memberText(const MemberFact *M) {
+  if (!M)
+    return "-";
+  return M->Name + "@" + placeText(M->Where) + (M->MadeOnHost ? ",host" : "");
+}
+
+} // namespace
+
+void enableIndexAnswers() { AnswersEnabled = true; }
+
+void recordIndexAnswer(llvm::StringRef Kind, llvm::StringRef Key,
+                       llvm::StringRef Answer) {
+  if (AnswersEnabled)
+    answerLog().insert((Kind + "\t" + Key + "\t" + Answer).str());
+}
+
+std::string takeIndexAnswers() {
+  std::string Out;
+  for (const std::string &Line : answerLog())
+    Out += Line + "\n";
+  answerLog().clear();
+  return Out;
+}
+
+std::string ProjectIndex::answer(llvm::StringRef Kind,
+                                 llvm::StringRef Key) const {
+  if (Kind == "step") {
+    auto It = Functions.find(Key);
+    return reasonText(It == Functions.end() || !It->second.Step
+                          ? nullptr
+                          : &*It->second.Step);
+  }
+  auto It = Functions.find(Key);
+  const Entry *E = It == Functions.end() ? nullptr : &It->second;
+  if (Kind == "once")
+    return E && E->Once ? "1" : "0";
+  if (Kind == "cuda")
+    return cudaText(E ? E->Cuda : CudaReach::Unknown);
+  if (Kind == "host")
+    return E && E->HostResult ? "1" : "0";
+  if (Kind == "member") {
+    auto M = Members.find(Key);
+    return memberText(M == Members.end() ? nullptr : &M->second);
+  }
+  if (Kind == "project-cuda")
+    return SelectsCuda ? "1" : "0";
+  return "?";
+}
+
 const StepReason *ProjectIndex::perStep(llvm::StringRef Usr) const {
   auto It = Functions.find(Usr);
-  return It == Functions.end() || !It->second.Step ? nullptr
-                                                    : &*It->second.Step;
+  const StepReason *R = It == Functions.end() || !It->second.Step
+                            ? nullptr
+                            : &*It->second.Step;
+  recordIndexAnswer("step", Usr, reasonText(R));
+  return R;
 }
 
 bool ProjectIndex::runsOnce(llvm::StringRef Usr) const {
-  auto It = Functions.find(Usr);
-  return It != Functions.end() && It->second.Once;
+  std::string A = answer("once", Usr);
+  recordIndexAnswer("once", Usr, A);
+  return A == "1";
 }
 
 CudaReach ProjectIndex::cudaReach(llvm::StringRef Usr) const {
   auto It = Functions.find(Usr);
-  return It == Functions.end() ? CudaReach::Unknown : It->second.Cuda;
+  CudaReach R = It == Functions.end() ? CudaReach::Unknown : It->second.Cuda;
+  recordIndexAnswer("cuda", Usr, cudaText(R));
+  return R;
 }
 
 bool ProjectIndex::returnsHostData(llvm::StringRef Usr) const {
-  auto It = Functions.find(Usr);
-  return It != Functions.end() && It->second.HostResult;
+  std::string A = answer("host", Usr);
+  recordIndexAnswer("host", Usr, A);
+  return A == "1";
 }
 
 const MemberFact *ProjectIndex::member(llvm::StringRef Usr) const {
   auto It = Members.find(Usr);
-  return It == Members.end() ? nullptr : &It->second;
+  const MemberFact *M = It == Members.end() ? nullptr : &It->second;
+  recordIndexAnswer("member", Usr, memberText(M));
+  return M;
+}
+
+bool ProjectIndex::selectsCuda() const {
+  recordIndexAnswer("project-cuda", "", SelectsCuda ? "1" : "0");
+  return SelectsCuda;
+}
+
+std::string changedIndexAnswer(const ProjectIndex *Index,
+                               llvm::StringRef Answers) {
+  while (!Answers.empty()) {
+    auto [Line, Rest] = Answers.split('\n');
+    Answers = Rest;
+    llvm::SmallVector<llvm::StringRef, 3> Parts;
+    Line.split(Parts, '\t', 2);
+    if (Parts.size() != 3)
+      return Line.str();
+    std::string Now;
+    if (Parts[0] == "loaded")
+      Now = Index ? "yes" : "no";
+    else
+      Now = Index ? Index->answer(Parts[0], Parts[1]) : "";
+    if (Now != Parts[2])
+      return (Parts[0] + " " + Parts[1]).str();
+  }
+  return "";
 }
 
 std::optional<FileStamp> stampOf(llvm::StringRef Path) {

@@ -94,6 +94,10 @@ struct FileFacts {
 };
 
 std::string serializeFacts(const FileFacts &F);
+/// \p Json's facts with the stamps of their inputs as they are now: for
+/// facts replayed with a stored result, whose inputs are known unchanged in
+/// content. Malformed facts are returned as they are.
+std::string restampFacts(llvm::StringRef Json);
 llvm::Expected<FileFacts> parseFacts(llvm::StringRef Json);
 
 /// Why a function runs per step: the loop that repeats it (in a caller,
@@ -121,13 +125,18 @@ public:
   /// Where member \p Usr is made, when the index knows it.
   const MemberFact *member(llvm::StringRef Usr) const;
   /// Any file of the project selects CUDA.
-  bool selectsCuda() const { return SelectsCuda; }
+  bool selectsCuda() const;
   /// The first input of the index that changed since it was built, or "".
   std::string firstStaleInput(llvm::StringRef Except = "") const;
   const std::vector<FileStamp> &inputs() const { return Inputs; }
 
   std::string serialize() const;
   static llvm::Expected<ProjectIndex> parse(llvm::StringRef Json);
+  /// What a scan of the sources found when no facts say it yet.
+  void setSelectsCuda(bool Cuda) { SelectsCuda = Cuda; }
+
+  /// The answer of query \p Kind for \p Key as text, without recording it.
+  std::string answer(llvm::StringRef Kind, llvm::StringRef Key) const;
 
 private:
   friend ProjectIndex mergeFacts(const std::vector<FileFacts> &Files);
@@ -158,6 +167,22 @@ std::optional<FileStamp> stampOf(llvm::StringRef Path);
 std::shared_ptr<const ProjectIndex>
 loadProjectIndex(llvm::StringRef Path, llvm::StringRef MainFile,
                  std::string &Why);
+
+/// The answers of the index a run's findings depend on: every query a
+/// check made, with its answer, recorded while enabled (the driver's
+/// analysis child), so that a stored result is replayed only while the
+/// index still gives the same answers. "loaded" records whether a check had
+/// an index at all.
+void enableIndexAnswers();
+void recordIndexAnswer(llvm::StringRef Kind, llvm::StringRef Key,
+                       llvm::StringRef Answer);
+/// The answers recorded since the last call, one "kind\tkey\tanswer" line
+/// each, sorted; recording starts over.
+std::string takeIndexAnswers();
+/// The first recorded answer that \p Index (null: no index) no longer
+/// gives, as "kind key"; "" when all still hold.
+std::string changedIndexAnswer(const ProjectIndex *Index,
+                               llvm::StringRef Answers);
 
 /// The USR that names \p D in the index, or "".
 std::string usrOf(const Decl *D);

@@ -63,6 +63,8 @@ const utils::ProjectIndex *TorchCheck::projectIndex(const SourceManager &SM) {
   }
   std::string Why;
   Index = utils::loadProjectIndex(IndexPath, MainFile, Why);
+  // Whether there was an index at all is an answer the findings depend on.
+  utils::recordIndexAnswer("loaded", "", Index ? "yes" : "no");
   if (!Index && !SaidWhy) {
     SaidWhy = true;
     configurationDiag("the project index was not used: %0; run "

@@ -6,6 +6,8 @@
 #include "export/DiagnosticReader.h"
 #include "support/AtomicWrite.h"
 #include "support/PayloadIO.h"
+#include "utils/ProjectIndex.h"
+#include "ProjectFactsCollector.h"
 #include "support/TempFiles.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -170,6 +172,9 @@ struct MissingInclude {
 struct Entry {
   int ExitCode = 0;
   std::string Stdout, Stderr, Fixes, Payloads;
+  /// The file's facts for the project index; the index answers the run's
+  /// checks got.
+  std::string Facts, Answers;
   bool HasFixes = false;
   std::vector<Dependency> Deps;
   std::vector<MissingInclude> Missing;
@@ -257,6 +262,10 @@ std::string serializeEntry(const Entry &E) {
     Blob("fixes", E.Fixes);
   if (!E.Payloads.empty())
     Blob("payloads", E.Payloads);
+  if (!E.Facts.empty())
+    Blob("facts", E.Facts);
+  if (!E.Answers.empty())
+    Blob("answers", E.Answers);
   if (!E.Missing.empty())
     Blob("missing", serializeMissing(E.Missing));
   OS << "deps\n" << serializeDependencies(E.Deps);
@@ -272,6 +281,10 @@ bool setBlob(Entry &E, llvm::StringRef Name, std::string Data) {
     E.Stderr = std::move(Data);
   else if (Name == "payloads")
     E.Payloads = std::move(Data);
+  else if (Name == "facts")
+    E.Facts = std::move(Data);
+  else if (Name == "answers")
+    E.Answers = std::move(Data);
   else if (Name == "missing")
     return parseMissing(Data, E.Missing);
   else if (Name == "fixes") {
@@ -392,13 +405,43 @@ void addRunToKey(KeyHash &Key, const CacheOptions &O) {
     if (!llvm::StringRef(A).contains("export-fixes"))
       Key.add(A);
   Key.add(O.Payloads ? "payloads" : "");
-  Key.add(O.FactsFile.empty() ? "" : "facts");
-  Key.add(O.IndexDigest);
+  // Facts collected next to the checks change nothing the run prints.
+  Key.add(O.FactsOnly ? "facts-only" : "");
+  Key.add(O.IndexPath.empty() ? "" : "index");
   Key.add(outputsMerged() ? "merged" : "");
   Key.add(O.Pch ? "pch" : "");
 }
 
 } // namespace
+
+namespace {
+
+/// The option name of \p Arg ("-checks=x" -> "checks"), or "".
+llvm::StringRef optionNameOf(llvm::StringRef Arg) {
+  if (!Arg.starts_with("-"))
+    return "";
+  return Arg.ltrim('-').split('=').first;
+}
+
+} // namespace
+
+std::vector<std::string> withFactsCollector(std::vector<std::string> Args) {
+  const std::string Collector = clang::tidy::torch::ProjectFactsCollectorName;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    llvm::StringRef Name = optionNameOf(Args[I]);
+    if (Name != "checks")
+      continue;
+    // "-checks=X" or "-checks X": the command line's list, then the
+    // collector.
+    size_t At = llvm::StringRef(Args[I]).contains('=') ? I : I + 1;
+    if (At < Args.size())
+      Args[At] += "," + Collector;
+    return Args;
+  }
+  // clang-tidy adds the command line's list to the configuration's.
+  Args.push_back("--checks=" + Collector);
+  return Args;
+}
 
 std::string resultKey(const CacheOptions &O, const SourceCommand *Cmd) {
   KeyHash Key;
@@ -434,19 +477,25 @@ void explain(const CacheOptions &O, const llvm::Twine &What) {
 
 std::string plural(unsigned N) { return N == 1 ? "" : "s"; }
 
-/// The index child's output: the facts alone, nothing printed.
-int writeFacts(const Entry &E, const CacheOptions &O) {
-  if (llvm::Error Error = writeFileAtomically(O.FactsFile, E.Payloads)) {
+/// Writes the run's facts for the project index; whether it could. Stored
+/// facts get the stamps their inputs have now (the replay checked their
+/// contents), so that the index does not take them for stale.
+bool writeFacts(const Entry &E, const CacheOptions &O) {
+  if (llvm::Error Error = writeFileAtomically(
+          O.FactsFile, clang::tidy::torch::utils::restampFacts(E.Facts))) {
     llvm::errs() << "error: " << llvm::toString(std::move(Error)) << "\n";
-    return 2;
+    return false;
   }
-  return E.ExitCode;
+  return true;
 }
 
 /// Prints a run as the child printed it.
 int replay(const Entry &E, const CacheOptions &O) {
-  if (!O.FactsFile.empty())
-    return writeFacts(E, O);
+  // The index child prints nothing.
+  if (O.FactsOnly)
+    return writeFacts(E, O) ? E.ExitCode : 2;
+  if (!O.FactsFile.empty() && !writeFacts(E, O))
+    return 2;
   if (!E.Payloads.empty()) {
     if (llvm::Error Malformed = loadPayloads(E.Payloads)) {
       llvm::consumeError(std::move(Malformed));
@@ -469,20 +518,21 @@ int replay(const Entry &E, const CacheOptions &O) {
 
 /// The temporary files of one analysis child, removed with it.
 struct ChildFiles {
-  llvm::SmallString<128> Out, Err, Headers, OwnFixes, Payloads;
+  llvm::SmallString<128> Out, Err, Headers, OwnFixes, Payloads, Facts, Answers;
 
   std::error_code create() {
     for (auto [Path, Suffix] :
          {std::pair{&Out, "out"}, std::pair{&Err, "err"},
           std::pair{&Headers, "headers"}, std::pair{&OwnFixes, "yaml"},
-          std::pair{&Payloads, "json"}})
+          std::pair{&Payloads, "json"}, std::pair{&Facts, "facts"},
+          std::pair{&Answers, "answers"}})
       if (std::error_code EC = createRunTempFile("cache", Suffix, *Path))
         return EC;
     return {};
   }
   ~ChildFiles() {
     for (const llvm::SmallString<128> *P :
-         {&Out, &Err, &Headers, &OwnFixes, &Payloads})
+         {&Out, &Err, &Headers, &OwnFixes, &Payloads, &Facts, &Answers})
       if (!P->empty())
         fs::remove(*P);
   }
@@ -549,10 +599,30 @@ private:
     for (const Dependency &D : Stored.Deps)
       if (!isUnchanged(D))
         return "'" + D.Path + "' changed";
+    if (!O.IndexPath.empty()) {
+      std::string Changed = changedAnswer(Stored.Answers);
+      if (!Changed.empty())
+        return "the project index's answer to '" + Changed + "' changed";
+    }
     // A missing #include that is found now: the errors may be gone.
     if (const MissingInclude *Found = foundNow(*Cmd, O.Source, Stored.Missing))
       return "'" + Found->Name + "', not found before, is found now";
     return std::nullopt;
+  }
+
+  /// The first index answer of a stored run that the index at
+  /// O.IndexPath no longer gives, or "".
+  std::string changedAnswer(llvm::StringRef Answers) const {
+    llvm::SmallString<256> Source(O.Source);
+    fs::make_absolute(Source);
+    llvm::SmallString<256> Real;
+    if (!fs::real_path(Source, Real))
+      Source = Real;
+    std::string Why;
+    std::shared_ptr<const clang::tidy::torch::utils::ProjectIndex> Index =
+        clang::tidy::torch::utils::loadProjectIndex(O.IndexPath, Source, Why);
+    return clang::tidy::torch::utils::changedIndexAnswer(Index.get(),
+                                                         Answers);
   }
 
   void preparePch() {
@@ -615,7 +685,7 @@ private:
       Pch.reset();
       Failure = runChild(false);
     }
-    if (O.FactsFile.empty())
+    if (!O.FactsOnly)
       Failure = printOutput(std::move(Failure));
     if (!Failure.empty()) {
       llvm::consumeError(Before.takeError());
@@ -623,7 +693,9 @@ private:
                    << "' failed: " << Failure << "\n";
       return 2;
     }
-    int RC = O.FactsFile.empty() ? E.ExitCode : writeFacts(E, O);
+    int RC = E.ExitCode;
+    if (!O.FactsFile.empty() && !writeFacts(E, O))
+      RC = 2;
     if (!Before) {
       // A source that cannot be described cannot be checked at a replay.
       llvm::consumeError(Before.takeError());
@@ -651,8 +723,12 @@ private:
     std::vector<std::string> Child = {O.Self, ChildFlag.str()};
     if (O.Payloads)
       Child.push_back(("--payloads=" + Files.Payloads).str());
-    else if (!O.FactsFile.empty())
-      Child.push_back(("--facts=" + Files.Payloads).str());
+    if (!O.FactsFile.empty())
+      Child.push_back(
+          ((O.FactsOnly ? "--facts-only=" : "--facts=") + Files.Facts).str());
+    const bool Collects = !O.FactsFile.empty() && !O.FactsOnly;
+    if (!O.IndexPath.empty())
+      Child.push_back(("--answers=" + Files.Answers).str());
     std::string Headers = Files.Headers.str().str();
     for (llvm::StringRef A : {"-Xclang", "-header-include-file", "-Xclang",
                               Headers.c_str(), "-Xclang", "-sys-header-deps"})
@@ -665,7 +741,12 @@ private:
     // The child writes to files: keep clang-tidy's colors for a terminal.
     if (!O.UserSetColor && llvm::sys::Process::StandardOutIsDisplayed())
       Child.push_back("--use-color");
-    Child.insert(Child.end(), O.Args.begin(), O.Args.end());
+    if (Collects) {
+      std::vector<std::string> Args = withFactsCollector(O.Args);
+      Child.insert(Child.end(), Args.begin(), Args.end());
+    } else {
+      Child.insert(Child.end(), O.Args.begin(), O.Args.end());
+    }
     return Child;
   }
 
@@ -685,8 +766,12 @@ private:
                                            &Failed);
     E.Stdout = readAll(Files.Out);
     E.Stderr = readAll(Files.Err);
-    if (O.Payloads || !O.FactsFile.empty())
+    if (O.Payloads)
       E.Payloads = readAll(Files.Payloads);
+    if (!O.FactsFile.empty())
+      E.Facts = readAll(Files.Facts);
+    if (!O.IndexPath.empty())
+      E.Answers = readAll(Files.Answers);
     if (fs::exists(FixesFile)) {
       E.Fixes = readAll(FixesFile);
       E.HasFixes = !O.FixesFile.empty();

@@ -62,12 +62,14 @@ struct CacheOptions {
   std::string FixesFile;         // the --export-fixes file named in Args
   std::string Dir;               // the cache root
   bool Payloads = false;         // --export-findings: payloads in the notes
-  /// The index child (--index-facts): the run's facts for the project index
-  /// are written here instead of any output.
+  /// The file's facts for the project index are written here, or "".
   std::string FactsFile;
-  /// The digest of the project index the checks read, or "": what the
-  /// result depends on besides the files read.
-  std::string IndexDigest;
+  /// The index child (--index-facts): the facts collector alone, the facts
+  /// its only output.
+  bool FactsOnly = false;
+  /// The project index the checks read, or "": a stored result is replayed
+  /// only while the index gives the answers the run's checks got.
+  std::string IndexPath;
   bool Cache = true;             // replay and store results
   bool Pch = true;               // precompile the LibTorch includes
   bool Explain = false;          // say on stderr what the cache did
@@ -87,6 +89,10 @@ struct SourceCommand;
 /// command \p Cmd when there is one, the configuration files clang-tidy may
 /// read, the include path variables), as a hex SHA-256.
 std::string resultKey(const CacheOptions &O, const SourceCommand *Cmd);
+
+/// clang-tidy's arguments \p Args with the facts collector enabled next to
+/// the checks they name.
+std::vector<std::string> withFactsCollector(std::vector<std::string> Args);
 
 /// Analyzes one file in a child process, or replays its stored run, and
 /// returns clang-tidy's exit code.

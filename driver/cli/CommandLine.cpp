@@ -118,6 +118,12 @@ const OptionSpec Options[] = {
      [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
        return setPath(O.IndexFacts, V, "index-facts", "file");
      }},
+    {"collect-facts", "FILE",
+     "Also write the file's facts for the project index to FILE (what a "
+     "whole-project run's analysis of each file does)",
+     [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
+       return setPath(O.CollectFacts, V, "collect-facts", "file");
+     }},
     {"verify", "", "Run libtorch-tidy-verify on the findings",
      [](TorchOptions &O, llvm::StringRef) -> llvm::Error {
        O.Verify = true;
@@ -321,13 +327,19 @@ parseCommandLine(llvm::ArrayRef<const char *> Argv) {
   if (Argv.size() > 1 && llvm::StringRef(Argv[1]) == ChildFlag) {
     CL.Child = true;
     First = 2;
-    llvm::StringRef Output = Argv.size() > 2 ? Argv[2] : "";
-    if (Output.consume_front("--payloads=")) {
-      CL.PayloadFile = Output.str();
-      First = 3;
-    } else if (Output.consume_front("--facts=")) {
-      CL.FactsFile = Output.str();
-      First = 3;
+    for (; First < Argv.size(); ++First) {
+      llvm::StringRef Output = Argv[First];
+      if (Output.consume_front("--payloads="))
+        CL.PayloadFile = Output.str();
+      else if (Output.consume_front("--facts="))
+        CL.FactsFile = Output.str();
+      else if (Output.consume_front("--facts-only=")) {
+        CL.FactsFile = Output.str();
+        CL.FactsOnly = true;
+      } else if (Output.consume_front("--answers="))
+        CL.AnswersFile = Output.str();
+      else
+        break;
     }
     for (const char *A : Argv.drop_front(First))
       CL.Args.push_back({A, ArgRole::Option});

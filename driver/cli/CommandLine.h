@@ -58,6 +58,9 @@ struct TorchOptions {
   bool UpdateIndex = false;
   /// --index-facts=FILE: the index child, which writes the file's facts.
   std::string IndexFacts;
+  /// --collect-facts=FILE: an analysis that also writes the file's facts
+  /// (the children of a whole-project run).
+  std::string CollectFacts;
   /// --project-index=FILE: the index the checks read (a whole-project run
   /// gives its children the one it built).
   std::string ProjectIndex;
@@ -83,7 +86,9 @@ struct CommandLine {
   /// whose arguments are all passed on unread.
   bool Child = false;
   std::string PayloadFile; ///< the child's --payloads=FILE, or ""
-  std::string FactsFile;   ///< the child's --facts=FILE, or ""
+  std::string FactsFile;   ///< the child's --facts=FILE or --facts-only=FILE
+  bool FactsOnly = false;  ///< --facts-only: the facts collector alone
+  std::string AnswersFile; ///< the child's --answers=FILE, or ""
   TorchOptions Torch;
   /// The arguments for clang-tidy, in order, without ours and argv[0].
   std::vector<Argument> Args;

@@ -28,6 +28,7 @@
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 #include "clang-tidy/tool/ClangTidyMain.h"
 #include "utils/FindingPayload.h"
+#include "utils/ProjectIndex.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
@@ -153,35 +154,47 @@ int callClangTidy(const std::string &Program,
                                     Argv.data());
 }
 
-/// clang-tidy with the facts collector alone on \p Args, the facts written
-/// to \p File.
-int collectFacts(const std::string &Program,
-                 const std::vector<std::string> &Args, llvm::StringRef File) {
-  clang::tidy::torch::enableProjectFacts();
+/// What clang-tidy writes besides its diagnostics: the payloads for
+/// --export-findings, the facts for the project index, the index answers
+/// the checks got. A file name "" is not wanted.
+struct RunOutputs {
+  std::string Payloads, Facts, Answers;
+  bool FactsOnly = false;
+};
+
+/// clang-tidy on \p Args with \p Out's recording turned on; its exit code,
+/// or 2 when an output cannot be written.
+int runRecording(const std::string &Program,
+                 const std::vector<std::string> &Args, const RunOutputs &Out) {
+  namespace ct = clang::tidy::torch;
+  if (!Out.Payloads.empty())
+    ct::utils::enablePayloads();
+  if (!Out.Facts.empty())
+    ct::enableProjectFacts(/*Alone=*/Out.FactsOnly);
+  if (!Out.Answers.empty())
+    ct::utils::enableIndexAnswers();
   int RC = callClangTidy(Program, Args);
-  if (llvm::Error Error =
-          writeFileAtomically(File, clang::tidy::torch::collectedFacts())) {
-    llvm::errs() << "error: " << llvm::toString(std::move(Error)) << "\n";
-    return 2;
+  std::pair<const std::string *, std::string> Writes[] = {
+      {&Out.Payloads, Out.Payloads.empty() ? "" : serializePayloads()},
+      {&Out.Facts, Out.Facts.empty() ? "" : ct::collectedFacts()},
+      {&Out.Answers, Out.Answers.empty() ? "" : ct::utils::takeIndexAnswers()}};
+  for (auto &[File, Text] : Writes) {
+    if (File->empty())
+      continue;
+    if (llvm::Error Error = writeFileAtomically(*File, Text)) {
+      llvm::errs() << "error: " << llvm::toString(std::move(Error)) << "\n";
+      return 2;
+    }
   }
   return RC;
 }
 
-/// The analysis child of a cached run: plain clang-tidy, its payloads for
-/// --export-findings written to the --payloads file.
+/// The analysis child of a cached run: plain clang-tidy, with the outputs
+/// the parent asked for.
 int runChild(const CommandLine &CL) {
-  if (!CL.FactsFile.empty())
-    return collectFacts(CL.Program, CL.clangTidyArgs(), CL.FactsFile);
-  if (!CL.PayloadFile.empty())
-    clang::tidy::torch::utils::enablePayloads();
-  int RC = callClangTidy(CL.Program, CL.clangTidyArgs());
-  if (CL.PayloadFile.empty())
-    return RC;
-  llvm::Error Error = writeFileAtomically(CL.PayloadFile, serializePayloads());
-  if (!Error)
-    return RC;
-  llvm::errs() << "error: " << llvm::toString(std::move(Error)) << "\n";
-  return 2;
+  return runRecording(CL.Program, CL.clangTidyArgs(),
+                      {CL.PayloadFile, CL.FactsFile, CL.AnswersFile,
+                       CL.FactsOnly});
 }
 
 /// --cache-max-size, else $LIBTORCH_TIDY_CACHE_MAX_SIZE, else the default.
@@ -222,15 +235,18 @@ int analyze(const DriverRun &R, bool Payloads) {
       Facts ? factsChildArgs(CL) : CL.clangTidyArgs();
   if (!R.IndexPath.empty())
     Args.push_back(indexConfigArg(R.IndexPath));
+  std::string FactsFile = Facts ? CL.Torch.IndexFacts : CL.Torch.CollectFacts;
   if (!isCacheable(CL))
-    return Facts ? collectFacts(CL.Program, Args, CL.Torch.IndexFacts)
-                 : fixExitCode(callClangTidy(CL.Program, Args));
+    return fixExitCode(runRecording(
+        CL.Program,
+        CL.Torch.CollectFacts.empty() ? Args : withFactsCollector(Args),
+        {"", FactsFile, "", Facts}));
   CacheOptions O;
   O.Self = R.Self;
   O.Args = std::move(Args);
-  O.FactsFile = CL.Torch.IndexFacts;
-  if (!R.IndexPath.empty())
-    O.IndexDigest = indexDigest(R.IndexPath);
+  O.FactsFile = FactsFile;
+  O.FactsOnly = Facts;
+  O.IndexPath = R.IndexPath;
   O.Source = CL.Sources.front();
   O.FixesFile = CL.ExportFixes.value_or("");
   O.Dir = R.CacheDir;
@@ -293,25 +309,6 @@ int runVerifier(const DriverRun &R, int RC) {
   return VRC ? VRC : RC;
 }
 
-/// The first pass of a whole-project run: the project index, refreshed;
-/// its path, or "" (said on stderr) when it cannot be built.
-std::string buildProjectIndex(const DriverRun &R) {
-  const CommandLine &CL = R.CL;
-  if (CL.Config || CL.ConfigFile)
-    return "";
-  llvm::Expected<IndexRefresh> Index =
-      refreshIndex(indexOptions(CL, R.Self, R.CacheDir, R.CacheMaxBytes));
-  if (!Index) {
-    llvm::errs() << "libtorch-tidy: note: no project index: "
-                 << llvm::toString(Index.takeError()) << "\n";
-    return "";
-  }
-  for (const std::string &F : Index->Failed)
-    llvm::errs() << "libtorch-tidy: note: the project index has no facts of '"
-                 << F << "'\n";
-  return Index->Path;
-}
-
 /// The whole-project run: every file in a child of its own.
 int runWholeProject(const DriverRun &R) {
   const CommandLine &CL = R.CL;
@@ -337,7 +334,8 @@ int runWholeProject(const DriverRun &R) {
     P.Args.push_back("--no-cache");
   for (std::string &A : CL.clangTidyArgs(/*WithBuildPath=*/false))
     P.Args.push_back(std::move(A));
-  P.IndexPath = buildProjectIndex(R);
+  if (!P.OwnConfig)
+    P.Index = indexOptions(CL, R.Self, R.CacheDir, R.CacheMaxBytes);
   int RC = runProject(P);
   if (RC == 2 || !T.Verify)
     return RC;

@@ -89,19 +89,11 @@ std::vector<std::string> factsChildArgs(const CommandLine &CL) {
 }
 
 std::string indexConfigArg(llvm::StringRef IndexPath) {
-  bool Cuda = false;
-  if (auto Buffer = llvm::MemoryBuffer::getFile(IndexPath)) {
-    llvm::Expected<clang::tidy::torch::utils::ProjectIndex> Index =
-        clang::tidy::torch::utils::ProjectIndex::parse((*Buffer)->getBuffer());
-    if (Index)
-      Cuda = Index->selectsCuda();
-    else
-      llvm::consumeError(Index.takeError());
-  }
+  // Only the path: the same argument whatever the index holds, so that a
+  // stored result is found again and checked against the index's answers.
   return "--config={InheritParentConfig: true, CheckOptions: "
          "{TorchProjectIndex: " +
-         quoted(IndexPath) +
-         ", TorchProjectSelectsCuda: " + (Cuda ? "true" : "false") + "}}";
+         quoted(IndexPath) + "}}";
 }
 
 std::string indexForFiles(const CommandLine &CL, const IndexOptions &O) {

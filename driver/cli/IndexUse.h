@@ -28,8 +28,7 @@ IndexOptions indexOptions(const CommandLine &CL, llvm::StringRef Self,
 std::vector<std::string> factsChildArgs(const CommandLine &CL);
 
 /// The --config argument that gives the checks the index at \p IndexPath
-/// (TorchProjectIndex) and the project's CUDA fact
-/// (TorchProjectSelectsCuda).
+/// (TorchProjectIndex); the checks read the project's CUDA fact from it.
 std::string indexConfigArg(llvm::StringRef IndexPath);
 
 /// The index a single-file run reads: --project-index's, else the build

@@ -206,13 +206,52 @@ databaseFiles(const IndexOptions &O, llvm::StringRef FactsDir) {
   return Files;
 }
 
+llvm::Expected<std::vector<IndexedFile>>
+indexedFiles(const IndexOptions &O, llvm::StringRef IndexPath) {
+  llvm::SmallString<256> FactsDir(llvm::sys::path::parent_path(IndexPath));
+  llvm::sys::path::append(FactsDir, "facts");
+  if (std::error_code EC = fs::create_directories(FactsDir))
+    return failure("cannot create '" + FactsDir + "': " + EC.message());
+  return databaseFiles(O, FactsDir);
+}
+
+/// Takes \p Json, made for \p F by an analysis, as its facts, and stores
+/// them; whether they could be read.
+bool takeProvided(IndexedFile &F, llvm::StringRef Json) {
+  llvm::Expected<ttu::FileFacts> Facts = ttu::parseFacts(Json);
+  if (!Facts) {
+    llvm::consumeError(Facts.takeError());
+    return false;
+  }
+  llvm::consumeError(
+      writeFileAtomically(F.FactsPath, (F.CommandHash + "\n" + Json).str()));
+  F.Facts = std::move(*Facts);
+  return true;
+}
+
+/// Writes \p Json to \p Path unless it holds it already; whether it
+/// changed.
+llvm::Expected<bool> writeIfChanged(llvm::StringRef Path,
+                                    const std::string &Json) {
+  // Unchanged facts leave the file (and the results checked against it)
+  // alone.
+  if (readText(Path) == Json)
+    return false;
+  if (llvm::Error E = writeFileAtomically(Path, Json))
+    return std::move(E);
+  return true;
+}
+
 } // namespace
 
 std::string indexPathFor(llvm::StringRef CacheDir, llvm::StringRef BuildDir) {
   llvm::SmallString<256> Build(BuildDir);
   fs::make_absolute(Build);
   llvm::sys::path::remove_dots(Build, /*remove_dot_dot=*/true);
+  // Absolute: clang-tidy reads it from the compile command's directory.
   llvm::SmallString<256> P(CacheDir);
+  fs::make_absolute(P);
+  llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
   llvm::sys::path::append(P, "index",
                           sha256({Build.str().str()}).substr(0, 32),
                           "index.json");
@@ -224,22 +263,43 @@ std::string indexDigest(llvm::StringRef IndexPath) {
   return Buffer ? sha256({(*Buffer)->getBuffer().str()}) : "";
 }
 
-llvm::Expected<IndexRefresh> refreshIndex(const IndexOptions &O) {
+llvm::Expected<std::string> ensureIndex(const IndexOptions &O,
+                                        bool SelectsCuda) {
+  std::string Path = indexPathFor(O.CacheDir, O.BuildDir);
+  if (fs::exists(Path))
+    return Path;
+  llvm::Expected<std::vector<IndexedFile>> Files = indexedFiles(O, Path);
+  if (!Files)
+    return Files.takeError();
+  std::vector<ttu::FileFacts> Fresh;
+  for (IndexedFile &F : *Files)
+    if (loadFresh(F))
+      Fresh.push_back(std::move(*F.Facts));
+  ttu::ProjectIndex Index = ttu::mergeFacts(Fresh);
+  if (SelectsCuda)
+    Index.setSelectsCuda(true);
+  if (llvm::Error E = writeFileAtomically(Path, Index.serialize()))
+    return std::move(E);
+  return Path;
+}
+
+llvm::Expected<IndexRefresh>
+refreshIndex(const IndexOptions &O,
+             const llvm::StringMap<std::string> &Provided) {
   double Start = seconds();
   IndexRefresh R;
   R.Path = indexPathFor(O.CacheDir, O.BuildDir);
-  llvm::SmallString<256> FactsDir(llvm::sys::path::parent_path(R.Path));
-  llvm::sys::path::append(FactsDir, "facts");
-  if (std::error_code EC = fs::create_directories(FactsDir))
-    return failure("cannot create '" + FactsDir + "': " + EC.message());
-  llvm::Expected<std::vector<IndexedFile>> Files =
-      databaseFiles(O, FactsDir);
+  llvm::Expected<std::vector<IndexedFile>> Files = indexedFiles(O, R.Path);
   if (!Files)
     return Files.takeError();
   std::vector<IndexedFile *> Stale;
-  for (IndexedFile &F : *Files)
+  for (IndexedFile &F : *Files) {
+    auto It = Provided.find(F.Source);
+    if (It != Provided.end() && takeProvided(F, It->second))
+      continue;
     if (!loadFresh(F))
       Stale.push_back(&F);
+  }
   if (!Stale.empty()) {
     llvm::SmallString<128> TempDir;
     if (std::error_code EC = createRunTempDirectory("index", TempDir))
@@ -251,11 +311,11 @@ llvm::Expected<IndexRefresh> refreshIndex(const IndexOptions &O) {
   for (IndexedFile &F : *Files)
     if (F.Facts)
       All.push_back(std::move(*F.Facts));
-  std::string Json = ttu::mergeFacts(All).serialize();
-  // Unchanged facts leave the file (and the results keyed by it) alone.
-  if (readText(R.Path) != Json)
-    if (llvm::Error E = writeFileAtomically(R.Path, Json))
-      return std::move(E);
+  llvm::Expected<bool> Changed =
+      writeIfChanged(R.Path, ttu::mergeFacts(All).serialize());
+  if (!Changed)
+    return Changed.takeError();
+  R.Changed = *Changed;
   R.Files = static_cast<unsigned>(Files->size());
   R.Reindexed = static_cast<unsigned>(Stale.size());
   R.Seconds = seconds() - Start;

@@ -13,6 +13,7 @@
 #ifndef LIBTORCH_TIDY_DRIVER_PROJECT_INDEXBUILD_H
 #define LIBTORCH_TIDY_DRIVER_PROJECT_INDEXBUILD_H
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <string>
@@ -39,14 +40,25 @@ struct IndexRefresh {
   unsigned Reindexed = 0;  ///< files whose facts were stale
   std::vector<std::string> Failed; ///< files whose facts could not be made
   double Seconds = 0;
+  bool Changed = false; ///< the index file's content changed
 };
 
 /// Where the index of \p BuildDir lives in \p CacheDir.
 std::string indexPathFor(llvm::StringRef CacheDir, llvm::StringRef BuildDir);
 
 /// Builds the index of the files of \p O.BuildDir's compilation database,
-/// or refreshes it: only stale facts are made again.
-llvm::Expected<IndexRefresh> refreshIndex(const IndexOptions &O);
+/// or refreshes it: only stale facts are made again. \p Provided: facts
+/// already made (by the analysis of a whole-project run), by source file.
+llvm::Expected<IndexRefresh>
+refreshIndex(const IndexOptions &O,
+             const llvm::StringMap<std::string> &Provided = {});
+
+/// Makes sure an index exists before a whole-project run's analysis reads
+/// it: the previous one, else one of the facts stored and still fresh, the
+/// project's CUDA selection at least \p SelectsCuda (what a scan of the
+/// sources found). Returns its path.
+llvm::Expected<std::string> ensureIndex(const IndexOptions &O,
+                                        bool SelectsCuda);
 
 /// The SHA-256 of the index file's bytes (part of the result cache's key of
 /// an analysis that reads it), or "" when it cannot be read.

@@ -2,6 +2,7 @@
 
 #include "project/ProjectRun.h"
 #include "project/CudaScan.h"
+#include "project/IndexBuild.h"
 #include "export/MergeExports.h"
 #include "support/TempFiles.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
@@ -115,10 +116,7 @@ class ProjectRunner {
 public:
   ProjectRunner(const ProjectOptions &O, std::vector<std::string> Files,
                 llvm::StringRef Dir)
-      : O(O), Files(std::move(Files)), Dir(Dir),
-        Args(withProjectFacts(O.Args, O.OwnConfig, this->Files, O.IndexPath)),
-        Outputs(this->Files.size()), ChildFindings(this->Files.size()),
-        ChildSarif(this->Files.size()) {
+      : O(O), Files(std::move(Files)), Dir(Dir) {
     Jobs = O.Jobs ? O.Jobs : std::thread::hardware_concurrency();
     // --fix in two processes at once could rewrite a shared header twice.
     if (O.Fix || Jobs == 0)
@@ -127,7 +125,17 @@ public:
 
   int run() {
     Start = seconds();
-    runAll();
+    std::string IndexPath = prepareIndex();
+    Args = withProjectFacts(O.Args, O.OwnConfig, Files, IndexPath);
+    // Without --fix, the analysis collects the facts: the index is merged
+    // after it, and the files whose answers changed run again.
+    Collect = !IndexPath.empty() && !O.Fix;
+    runPhase();
+    if (Collect && indexChanged()) {
+      Collect = false;
+      runPhase();
+    }
+    printReady();
     if (Progress)
       llvm::errs() << "\r\033[K";
     writeExports();
@@ -140,6 +148,75 @@ public:
   }
 
 private:
+  /// The index the children read: brought up to date first with --fix
+  /// (whose children cannot run twice), else the one there is; "" without.
+  std::string prepareIndex() {
+    if (!O.Index)
+      return "";
+    if (O.Fix) {
+      llvm::Expected<IndexRefresh> R = refreshIndex(*O.Index);
+      if (R)
+        return R->Path;
+      noteNoIndex(R.takeError());
+      return "";
+    }
+    llvm::Expected<bool> Cuda = projectSelectsCuda(Files);
+    if (!Cuda)
+      llvm::consumeError(Cuda.takeError());
+    llvm::Expected<std::string> Path = ensureIndex(*O.Index, Cuda && *Cuda);
+    if (Path)
+      return *Path;
+    noteNoIndex(Path.takeError());
+    return "";
+  }
+
+  static void noteNoIndex(llvm::Error E) {
+    llvm::errs() << "libtorch-tidy: note: no project index: "
+                 << llvm::toString(std::move(E)) << "\n";
+  }
+
+  /// Merges the facts the analysis collected into the index; whether it
+  /// changed.
+  bool indexChanged() {
+    llvm::StringMap<std::string> Provided;
+    for (size_t I = 0; I < Files.size(); ++I) {
+      std::string Json = readText(tempFile(I, ".facts"));
+      if (!Json.empty())
+        Provided[Files[I]] = std::move(Json);
+    }
+    llvm::Expected<IndexRefresh> R = refreshIndex(*O.Index, Provided);
+    if (!R) {
+      noteNoIndex(R.takeError());
+      return false;
+    }
+    for (const std::string &F : R->Failed)
+      llvm::errs() << "libtorch-tidy: note: the project index has no facts "
+                      "of '"
+                   << F << "'\n";
+    if (O.Index->Explain)
+      llvm::errs() << "libtorch-tidy: index: " << Provided.size()
+                   << " file(s) of facts from the analysis, "
+                   << R->Reindexed << " re-indexed; the index "
+                   << (R->Changed ? "changed: every file runs again, "
+                                    "replaying the results whose index "
+                                    "answers hold"
+                                  : "is unchanged")
+                   << "\n";
+    return R->Changed;
+  }
+
+  /// One run of every file, its output and tallies replacing any before.
+  void runPhase() {
+    Outputs.assign(Files.size(), std::nullopt);
+    ChildFindings.assign(Files.size(), "");
+    ChildSarif.assign(Files.size(), "");
+    ByCheck.clear();
+    CompileErrors.clear();
+    Total = Done = ToolErrors = LeftAlone = 0;
+    Printed = 0;
+    runAll();
+  }
+
   const ProjectOptions &O;
   std::vector<std::string> Files;
   std::string Dir;
@@ -158,6 +235,9 @@ private:
   size_t Printed = 0;
   std::vector<std::string> ChildFindings, ChildSarif;
   llvm::StringSet<> RunWarnings;
+  /// The children collect facts for the index; their output waits for the
+  /// index (a second run may replace it).
+  bool Collect = false;
   double Start = 0;
 
   void runAll() {
@@ -217,6 +297,8 @@ private:
       if (!O.SarifRoot.empty())
         Argv.push_back("--sarif-root=" + O.SarifRoot);
     }
+    if (Collect)
+      Argv.push_back("--collect-facts=" + tempFile(I, ".facts").str().str());
     Argv.insert(Argv.end(), {"-p", O.BuildDir, Files[I]});
     return Argv;
   }
@@ -306,7 +388,8 @@ private:
     if (Progress)
       llvm::errs() << "\r\033[K";
     Outputs[C.File] = {std::move(Out), std::move(Said)};
-    printReady();
+    if (!Collect)
+      printReady();
     if (Progress)
       printProgress();
   }

@@ -2,12 +2,19 @@
 //
 // `libtorch-tidy -p build` with no source file: every file of the
 // compilation database, analyzed in parallel child processes, with progress
-// on a terminal and a summary by check.
+// on a terminal and a summary by check. With the project index: the
+// analysis reads the index there is (the previous run's) and collects each
+// file's facts; the facts are merged into the index, and when it changed,
+// every file runs again, which replays each stored result whose index
+// answers still hold and analyzes the others.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LIBTORCH_TIDY_DRIVER_PROJECT_PROJECTRUN_H
 #define LIBTORCH_TIDY_DRIVER_PROJECT_PROJECTRUN_H
+
+#include "project/IndexBuild.h"
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -26,8 +33,9 @@ struct ProjectOptions {
   std::string Findings;  ///< merged --export-findings output, or ""
   std::string Sarif;     ///< merged --export-sarif output, or ""
   std::string SarifRoot; ///< its --sarif-root
-  /// The project index every child's checks read, or "".
-  std::string IndexPath;
+  /// How to build the project index every child's checks read; none: no
+  /// index (a command line with its own --config).
+  std::optional<IndexOptions> Index;
   /// The rest of the command line, passed to every child.
   std::vector<std::string> Args;
 };
