@@ -214,6 +214,7 @@ private:
     CompileErrors.clear();
     Total = Done = ToolErrors = LeftAlone = 0;
     Printed = 0;
+    ++Phase;
     runAll();
   }
 
@@ -238,6 +239,9 @@ private:
   /// The children collect facts for the index; their output waits for the
   /// index (a second run may replace it).
   bool Collect = false;
+  /// Which run of the files this is: each has its own temporary files (a
+  /// child's output redirection does not truncate).
+  unsigned Phase = 0;
   double Start = 0;
 
   void runAll() {
@@ -278,7 +282,8 @@ private:
   /// The temporary file of file \p I's child with \p Suffix.
   llvm::SmallString<128> tempFile(size_t I, llvm::StringRef Suffix) const {
     llvm::SmallString<128> P(Dir);
-    llvm::sys::path::append(P, std::to_string(I) + Suffix);
+    llvm::sys::path::append(P, std::to_string(Phase) + "-" +
+                                   std::to_string(I) + Suffix);
     return P;
   }
 
