@@ -130,6 +130,15 @@ public:
     return R;
   }
 
+  /// What one call of \p FD runs outside its loops, whose iterations are
+  /// walked where the loops are matched.
+  WalkResult walkFunction(const FunctionDecl *FD) {
+    WalkResult R;
+    if (const FunctionDecl *Def = FD->getDefinition())
+      walk(Def->getBody(), R, 0);
+    return R;
+  }
+
 private:
   struct Summary {
     std::optional<FoundSync> First;

@@ -50,27 +50,36 @@ void HostSyncInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 bool HostSyncInLoopCheck::projectNeverSelectsCuda(const SourceManager &SM) {
-  // The user's word first; else the project index's; else what a
-  // whole-project run found.
+  // The user's word first; else what a whole-project run found.
   llvm::StringRef Said = ProjectSelectsCuda;
-  if (Said != "unknown")
-    return Said == "false";
-  if (const utils::ProjectIndex *Index = projectIndex(SM))
-    return !Index->selectsCuda();
-  return DetectedProjectSelectsCuda == "false";
+  if (Said == "unknown")
+    Said = DetectedProjectSelectsCuda;
+  if (Said == "unknown")
+    if (const utils::ProjectIndex *Index = projectIndex(SM))
+      return !Index->selectsCuda();
+  return Said == "false";
 }
 
 HostSyncInLoopCheck::~HostSyncInLoopCheck() = default;
+
+/// What one call of a function runs outside its loops, and what of it is
+/// worth reporting (Reported points into R).
+struct HostSyncInLoopCheck::FunctionWalk {
+  WalkResult R;
+  Findings F;
+};
 
 void HostSyncInLoopCheck::onStartOfTranslationUnit() {
   Analysis.reset();
   Calls.reset();
   Reported.clear();
+  FunctionWalks.clear();
   MentionsCuda.reset();
   DeviceGeneric = false;
 }
 
 void HostSyncInLoopCheck::onEndOfTranslationUnit() {
+  FunctionWalks.clear();
   Analysis.reset();
   Calls.reset();
 }
@@ -81,6 +90,10 @@ void HostSyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
       stmt(utils::isOutsideLibTorch(),
            anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()))
           .bind("loop"),
+      this);
+  // With a project index: the functions that run per step.
+  Finder->addMatcher(
+      functionDecl(utils::isOutsideLibTorch(), isDefinition()).bind("function"),
       this);
 }
 
@@ -114,15 +127,36 @@ std::string throughPath(const FoundSync &F) {
 /// Code that never mentions a CUDA device runs on the CPU, where these calls
 /// wait for nothing; device-generic code runs where its callers say, unless
 /// the project never selects CUDA.
-bool HostSyncInLoopCheck::mayRunOnDevice(ASTContext &Ctx,
-                                         const SourceManager &SM) {
+bool HostSyncInLoopCheck::unitMayRunOnDevice(ASTContext &Ctx,
+                                             const SourceManager &SM) {
   if (!MentionsCuda) {
     DeviceMentions Mentions = findDeviceMentions(Ctx, SM);
     MentionsCuda = Mentions.Cuda;
     DeviceGeneric = Mentions.Generic;
   }
-  return *MentionsCuda || CheckCpuOnlyCode ||
-         (DeviceGeneric && !projectNeverSelectsCuda(SM));
+  return *MentionsCuda || (DeviceGeneric && !projectNeverSelectsCuda(SM));
+}
+
+/// Whether the code of \p FD may see CUDA tensors. The user's word on the
+/// project first; else a project index knows where the function is called
+/// from: from code that selects CUDA, or only from programs that never do.
+/// Where it does not know, the translation unit's signs decide; a function
+/// the index says runs per step sees what the step runs on, in a project
+/// that selects CUDA.
+bool HostSyncInLoopCheck::mayRunOnDevice(const FunctionDecl *FD, bool PerStep,
+                                         ASTContext &Ctx,
+                                         const SourceManager &SM) {
+  if (CheckCpuOnlyCode)
+    return true;
+  const utils::ProjectIndex *Index = projectIndex(SM);
+  if (Index && FD && ProjectSelectsCuda == "unknown") {
+    utils::CudaReach Reach = Index->cudaReach(utils::usrOf(FD));
+    if (Reach != utils::CudaReach::Unknown)
+      return Reach == utils::CudaReach::Yes;
+  }
+  if (unitMayRunOnDevice(Ctx, SM))
+    return true;
+  return PerStep && Index && !projectNeverSelectsCuda(SM);
 }
 
 /// A loop in a function whose every call in this file is on the CPU branch
@@ -141,26 +175,117 @@ bool HostSyncInLoopCheck::runsOnlyOnCpu(const Stmt *Loop, ASTContext &Ctx) {
 }
 
 void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
   const SourceManager &SM = *Result.SourceManager;
   ASTContext &Ctx = *Result.Context;
-  if (!Loop || utils::isInLibTorchHeader(Loop->getBeginLoc(), SM) ||
-      !isLoop(Loop, Ctx) || isPerDeviceLoop(Loop))
-    return;
-  if (!mayRunOnDevice(Ctx, SM))
-    return;
-  // Loops in template instantiations are analyzed with their real types; a
-  // site seen in several instantiations is reported once.
+  if (const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop"))
+    checkLoop(Loop, Ctx, SM);
+  else if (const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>("function"))
+    checkFunction(FD, Ctx, SM);
+}
+
+hostsync::SyncAnalysis &HostSyncInLoopCheck::analysis(ASTContext &Ctx,
+                                                      const SourceManager &SM) {
   if (!Analysis)
     Analysis =
         std::make_unique<SyncAnalysis>(Ctx, SM, getLangOpts(), MaxCallDepth);
-  WalkResult R = Analysis->walkLoop(Loop);
+  return *Analysis;
+}
+
+void HostSyncInLoopCheck::checkLoop(const Stmt *Loop, ASTContext &Ctx,
+                                    const SourceManager &SM) {
+  if (utils::isInLibTorchHeader(Loop->getBeginLoc(), SM) ||
+      !isLoop(Loop, Ctx) || isPerDeviceLoop(Loop))
+    return;
+  if (!mayRunOnDevice(utils::enclosingFunction(Loop, Ctx), /*PerStep=*/false,
+                      Ctx, SM))
+    return;
+  // Loops in template instantiations are analyzed with their real types; a
+  // site seen in several instantiations is reported once.
+  WalkResult R = analysis(Ctx, SM).walkLoop(Loop);
   if (R.HasTrainingLoop || R.Sites.empty() || runsOnlyOnCpu(Loop, Ctx))
     return;
   const bool InInstantiation =
       !match(stmt(isInTemplateInstantiation()), *Loop, Ctx).empty();
-  for (const Finding &Found : findingsOf(R, SM).Reported)
+  for (const Finding &Found : findingsOf(R, SM).Reported) {
+    // A sync in a function that runs per step is reported there, once.
+    if (!Found.S->Sync.Through.empty() &&
+        reportedPerStep(Found.S->Sync, Ctx, SM))
+      continue;
     report(Found, Loop, InInstantiation, Ctx);
+  }
+}
+
+namespace {
+
+/// A sync whose value the function returns: its caller's use decides
+/// whether the program needs it, and a loop that calls it sees that use.
+bool reportedInFunction(const Finding &Found) {
+  return Found.S->Sync.Use != UseKind::Returned;
+}
+
+} // namespace
+
+const HostSyncInLoopCheck::FunctionWalk &
+HostSyncInLoopCheck::walkOf(const FunctionDecl *FD, ASTContext &Ctx,
+                            const SourceManager &SM) {
+  std::unique_ptr<FunctionWalk> &W = FunctionWalks[FD];
+  if (!W) {
+    W = std::make_unique<FunctionWalk>();
+    W->R = analysis(Ctx, SM).walkFunction(FD);
+    W->F = findingsOf(W->R, SM);
+  }
+  return *W;
+}
+
+/// Why \p FD runs per step, when the index says so and its syncs are
+/// reported at the function: it may see CUDA tensors and runs no training
+/// loop itself.
+const utils::StepReason *
+HostSyncInLoopCheck::perStepReason(const FunctionDecl *FD, ASTContext &Ctx,
+                                   const SourceManager &SM) {
+  const utils::ProjectIndex *Index = projectIndex(SM);
+  if (!Index || !FD->hasBody() ||
+      utils::isInLibTorchHeader(FD->getLocation(), SM))
+    return nullptr;
+  const utils::StepReason *Why = Index->perStep(utils::usrOf(FD));
+  if (!Why || !mayRunOnDevice(FD, /*PerStep=*/true, Ctx, SM) ||
+      walkOf(FD, Ctx, SM).R.HasTrainingLoop)
+    return nullptr;
+  return Why;
+}
+
+/// Whether a function on the way to the sync \p F runs per step and
+/// reports the sync itself.
+bool HostSyncInLoopCheck::reportedPerStep(const FoundSync &F, ASTContext &Ctx,
+                                          const SourceManager &SM) {
+  return llvm::any_of(F.Through, [&](const FunctionDecl *FD) {
+    if (!perStepReason(FD, Ctx, SM))
+      return false;
+    return llvm::any_of(walkOf(FD, Ctx, SM).F.Reported,
+                        [&](const Finding &Found) {
+                          return Found.S->Sync.Sync == F.Sync &&
+                                 reportedInFunction(Found);
+                        });
+  });
+}
+
+/// A function the project index says runs per step: the syncs of one call,
+/// outside its loops (reported per iteration at the loops).
+void HostSyncInLoopCheck::checkFunction(const FunctionDecl *FD,
+                                        ASTContext &Ctx,
+                                        const SourceManager &SM) {
+  if (!projectIndex(SM))
+    return;
+  const utils::StepReason *Why = perStepReason(FD, Ctx, SM);
+  if (!Why)
+    return;
+  for (const Finding &Found : walkOf(FD, Ctx, SM).F.Reported) {
+    if (!reportedInFunction(Found) ||
+        (!Found.S->Sync.Through.empty() &&
+         reportedPerStep(Found.S->Sync, Ctx, SM)))
+      continue;
+    reportPerStep(Found, FD, *Why, Ctx);
+  }
 }
 
 /// One warning per site, then its notes: the loop, the sync a call reaches,
@@ -201,6 +326,76 @@ void HostSyncInLoopCheck::report(const Finding &Found, const Stmt *Loop,
          "the iteration's first copy to the CPU is here; one copy of both "
          "needs one synchronization",
          DiagnosticIDs::Note);
+}
+
+
+/// One warning per site, then its notes: why the function runs per step,
+/// the sync a call reaches, and the first copy to the CPU a second copy
+/// could join.
+void HostSyncInLoopCheck::reportPerStep(const Finding &Found,
+                                        const FunctionDecl *FD,
+                                        const utils::StepReason &Why,
+                                        ASTContext &Ctx) {
+  const Site &S = *Found.S;
+  SourceLocation Loc = S.Where->getExprLoc();
+  if (!Reported.insert(Loc.getRawEncoding()).second)
+    return;
+  const FoundSync &F = S.Sync;
+  utils::recordStatementPayload(getID(), Loc, S.Where, Ctx);
+  const char *Hint = Found.FirstCopy ? MergeCopiesHint : hintFor(F);
+  if (F.Through.empty())
+    diag(Loc, "%0 synchronizes the host with the device in every call of "
+              "%1, which runs per step; %2")
+        << F.What << FD << Hint;
+  else
+    diag(Loc, "call to %0 synchronizes the host with the device in every "
+              "call of %1, which runs per step: %2%3; %4")
+        << calleeName(S.Where, F.Through.front()) << FD << F.What
+        << throughPath(F) << Hint;
+  notePerStep(FD, Why);
+  if (!F.Through.empty())
+    diag(F.Sync->getExprLoc(), "%0 synchronizes here", DiagnosticIDs::Note)
+        << F.What;
+  if (Found.FirstCopy)
+    diag(Found.FirstCopy->getExprLoc(),
+         "the call's first copy to the CPU is here; one copy of both needs "
+         "one synchronization",
+         DiagnosticIDs::Note);
+}
+
+/// The note at the function: the loop that repeats it, in whichever file,
+/// and the call that leads there; or the convention (a module's forward()
+/// or a functor's operator() that no project code calls).
+void HostSyncInLoopCheck::notePerStep(const FunctionDecl *FD,
+                                      const utils::StepReason &Why) {
+  SourceLocation At = FD->getLocation();
+  if (Why.Loop.File.empty() && Why.Caller.empty()) {
+    diag(At, "%0 runs per step: a module's forward() or a functor's "
+             "operator() that the project never calls itself",
+             DiagnosticIDs::Note)
+        << FD;
+    return;
+  }
+  if (Why.Loop.File.empty()) {
+    diag(At, "%0 runs per step: it is called by '%1' at %2:%3, which runs "
+             "per step as a module's forward() or a functor's operator()",
+         DiagnosticIDs::Note)
+        << FD << Why.Caller << Why.Call.File << Why.Call.Line;
+    return;
+  }
+  if (Why.Caller == Why.LoopFunction) {
+    diag(At, "%0 runs per step: it is called at %1:%2 in the loop of '%3' "
+             "at %4:%5",
+         DiagnosticIDs::Note)
+        << FD << Why.Call.File << Why.Call.Line << Why.LoopFunction
+        << Why.Loop.File << Why.Loop.Line;
+    return;
+  }
+  diag(At, "%0 runs per step: it is called by '%1' at %2:%3, which the "
+           "loop of '%4' at %5:%6 repeats",
+       DiagnosticIDs::Note)
+      << FD << Why.Caller << Why.Call.File << Why.Call.Line
+      << Why.LoopFunction << Why.Loop.File << Why.Loop.Line;
 }
 
 TORCH_TIDY_CHECK_FACTORY(HostSyncInLoopCheck)

@@ -4,6 +4,7 @@
 #define LIBTORCH_TIDY_CHECKS_HOSTSYNCINLOOPCHECK_H
 
 #include "utils/TorchCheck.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@ namespace clang::tidy::torch {
 namespace hostsync {
 class SyncAnalysis;
 struct Finding;
+struct FoundSync;
 } // namespace hostsync
 namespace utils {
 class RunFrequency;
@@ -22,7 +24,9 @@ class RunFrequency;
 /// Finds calls that make the host wait for the device (item(), cpu(),
 /// to(kCPU), nonzero(), printing a tensor, torch::cuda::synchronize(), ...)
 /// on every iteration of a loop, directly, through called functions and
-/// lambdas, or inside macro arguments.
+/// lambdas, or inside macro arguments. With a project index, also the
+/// syncs of the functions the index says run per step (called from a loop
+/// in another file), once per call.
 ///
 /// For the user-facing documentation see docs/checks/host-sync-in-loop.md.
 class HostSyncInLoopCheck : public TorchCheck {
@@ -39,11 +43,29 @@ public:
   ~HostSyncInLoopCheck() override;
 
 private:
+  struct FunctionWalk;
+
   bool projectNeverSelectsCuda(const SourceManager &SM);
-  bool mayRunOnDevice(ASTContext &Ctx, const SourceManager &SM);
+  bool mayRunOnDevice(const FunctionDecl *FD, bool PerStep, ASTContext &Ctx,
+                      const SourceManager &SM);
+  bool unitMayRunOnDevice(ASTContext &Ctx, const SourceManager &SM);
   bool runsOnlyOnCpu(const Stmt *Loop, ASTContext &Ctx);
+  void checkLoop(const Stmt *Loop, ASTContext &Ctx, const SourceManager &SM);
+  void checkFunction(const FunctionDecl *FD, ASTContext &Ctx,
+                     const SourceManager &SM);
+  hostsync::SyncAnalysis &analysis(ASTContext &Ctx, const SourceManager &SM);
+  const FunctionWalk &walkOf(const FunctionDecl *FD, ASTContext &Ctx,
+                             const SourceManager &SM);
+  const utils::StepReason *perStepReason(const FunctionDecl *FD,
+                                         ASTContext &Ctx,
+                                         const SourceManager &SM);
+  bool reportedPerStep(const hostsync::FoundSync &F, ASTContext &Ctx,
+                       const SourceManager &SM);
   void report(const hostsync::Finding &Found, const Stmt *Loop,
               bool InInstantiation, ASTContext &Ctx);
+  void reportPerStep(const hostsync::Finding &Found, const FunctionDecl *FD,
+                     const utils::StepReason &Why, ASTContext &Ctx);
+  void notePerStep(const FunctionDecl *FD, const utils::StepReason &Why);
 
   const unsigned MaxCallDepth;
   const bool CheckCpuOnlyCode;
@@ -61,6 +83,10 @@ private:
   /// Per translation unit: the calls of each function, to see where they run.
   std::unique_ptr<utils::RunFrequency> Calls;
   llvm::DenseSet<unsigned> Reported;
+  /// Per translation unit, with a project index: what one call of a
+  /// function runs outside its loops.
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionWalk>>
+      FunctionWalks;
 };
 
 } // namespace clang::tidy::torch

@@ -246,6 +246,7 @@ private:
     F.IsMain = FD->isMain();
     F.SelectsCuda = hostsync::mentionsCuda(FD, Ctx, SM);
     F.ReturnsHostData = returnsHostData(FD);
+    F.ReturnsDevice = utils::isDeviceValueType(FD->getReturnType());
     if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
       for (const CXXMethodDecl *Base : MD->overridden_methods())
         F.Overrides.push_back(utils::usrOf(Base));

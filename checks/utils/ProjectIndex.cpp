@@ -96,7 +96,8 @@ json::Value toJson(const FunctionFact &F) {
                       {"training", F.HasTrainingLoop},
                       {"host", F.ReturnsHostData},
                       {"address", F.AddressTaken},
-                      {"overrides", std::move(Overrides)}};
+                      {"overrides", std::move(Overrides)},
+                      {"device", F.ReturnsDevice}};
 }
 
 FunctionFact functionFrom(const json::Object &O) {
@@ -110,6 +111,7 @@ FunctionFact functionFrom(const json::Object &O) {
   F.HasTrainingLoop = flag(O, "training");
   F.ReturnsHostData = flag(O, "host");
   F.AddressTaken = flag(O, "address");
+  F.ReturnsDevice = flag(O, "device");
   if (const json::Array *A = O.getArray("overrides"))
     for (const json::Value &V : *A)
       if (std::optional<llvm::StringRef> S = V.getAsString())
@@ -254,6 +256,7 @@ public:
     for (const auto &[Usr, Fn] : Functions)
       for (const std::string &Base : Fn.Overrides)
         Overriders[Base].push_back(Usr.str());
+    seedDeviceChoosers();
   }
 
   /// The functions a call of \p Callee may run: it and its overriders.
@@ -311,6 +314,21 @@ private:
     return C.Caller + "\n" + C.Loop->File + ":" + std::to_string(C.Loop->Line);
   }
 
+  /// The callers of a function that returns a device it chose as CUDA
+  /// select CUDA themselves (through devices returned up several calls).
+  void seedDeviceChoosers() {
+    bool Changed = true;
+    while (Changed) {
+      Changed = false;
+      for (const CallFact *C : CallList) {
+        auto Callee = Functions.find(C->Callee);
+        if (Callee != Functions.end() && Callee->second.ReturnsDevice &&
+            CudaSeeds.contains(C->Callee))
+          Changed = CudaSeeds.insert(C->Caller).second || Changed;
+      }
+    }
+  }
+
   void addFunction(const FunctionFact &Fn, bool InCudaFile) {
     auto [It, New] = Functions.try_emplace(Fn.Usr, Fn);
     FunctionFact &Kept = It->second;
@@ -319,6 +337,7 @@ private:
       Kept.HasTrainingLoop |= Fn.HasTrainingLoop;
       Kept.ReturnsHostData |= Fn.ReturnsHostData;
       Kept.AddressTaken |= Fn.AddressTaken;
+      Kept.ReturnsDevice |= Fn.ReturnsDevice;
     }
     if (Fn.SelectsCuda || InCudaFile)
       CudaSeeds.insert(Fn.Usr);
@@ -816,8 +835,10 @@ std::string usrOf(const Decl *D) {
   // unit, overloads apart.
   std::string Key = ND->getQualifiedNameAsString();
   // What other files cannot name (static functions, members of anonymous
-  // namespaces and local classes, lambdas) is told apart by its place.
-  if (!ND->isExternallyVisible()) {
+  // namespaces and local classes, lambdas) is told apart by its place; so
+  // is main, of which a project's programs each have one.
+  const auto *Main = dyn_cast<FunctionDecl>(D);
+  if (!ND->isExternallyVisible() || (Main && Main->isMain())) {
     const SourceManager &SM = D->getASTContext().getSourceManager();
     PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(D->getLocation()));
     if (P.isValid())

@@ -61,6 +61,9 @@ struct FunctionFact {
   bool AddressTaken = false;
   /// The methods it overrides: a call of one of them may run this one.
   std::vector<std::string> Overrides;
+  /// It returns a Device, DeviceType or TensorOptions: when it selects
+  /// CUDA, so do its callers (`auto device = pickDevice();`).
+  bool ReturnsDevice = false;
 };
 
 /// A call of a project function (or a construction of a project type's
