@@ -697,8 +697,10 @@ std::string usrOf(const Decl *D) {
   // unit, overloads apart.
   std::string Key = ND->getQualifiedNameAsString();
   // What other files cannot name (static functions, members of anonymous
-  // namespaces and local classes, lambdas) is told apart by its place.
-  if (!ND->isExternallyVisible()) {
+  // namespaces and local classes, lambdas) is told apart by its place; so
+  // is main, one per program (a tool's main is not the trainer's).
+  const auto *Fn = dyn_cast<FunctionDecl>(D);
+  if (!ND->isExternallyVisible() || (Fn && Fn->isMain())) {
     const SourceManager &SM = D->getASTContext().getSourceManager();
     PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(D->getLocation()));
     if (P.isValid())
