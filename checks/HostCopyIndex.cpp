@@ -9,17 +9,27 @@ namespace clang::tidy::torch {
 
 namespace {
 
-/// The index's name of the function around \p S, or "" (a lambda's body is
-/// not in the index: when it runs is not known).
+/// The function whose own code \p S is; null inside a lambda, whose body
+/// runs when the lambda is called, not when it is made (the index does not
+/// say when that is).
+const FunctionDecl *ownFunction(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNode Cur = DynTypedNode::create(*S);
+  for (unsigned Steps = 0; Steps < 512; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Cur);
+    if (Parents.empty() || Parents[0].get<LambdaExpr>())
+      return nullptr;
+    if (const auto *FD = Parents[0].get<FunctionDecl>())
+      return FD;
+    Cur = Parents[0];
+  }
+  return nullptr;
+}
+
+/// The index's name of the function around \p S, or "".
 std::string enclosingUsr(const Stmt *S, ASTContext &Ctx,
                          const FunctionDecl *&Fn) {
-  Fn = utils::enclosingFunction(S, Ctx);
-  if (!Fn)
-    return "";
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn);
-      MD && MD->getParent()->isLambda())
-    return "";
-  return utils::usrOf(Fn);
+  Fn = ownFunction(S, Ctx);
+  return Fn ? utils::usrOf(Fn) : "";
 }
 
 } // namespace
@@ -28,7 +38,8 @@ IndexedRepeat repeatWithIndex(const utils::RepeatReason &Local, const Stmt *S,
                               ASTContext &Ctx,
                               const utils::ProjectIndex *Index) {
   IndexedRepeat Result{Local, nullptr};
-  if (!Index || (Local.Freq == utils::Frequency::Repeated && Local.Loop))
+  // What this file shows to repeat keeps its own reason.
+  if (!Index || Local.Freq == utils::Frequency::Repeated)
     return Result;
   const FunctionDecl *Fn = nullptr;
   std::string Usr = enclosingUsr(S, Ctx, Fn);
@@ -37,7 +48,7 @@ IndexedRepeat repeatWithIndex(const utils::RepeatReason &Local, const Stmt *S,
   if (const utils::StepReason *Step = Index->perStep(Usr)) {
     // Per step by convention (a forward() nothing calls) is what this file
     // already says.
-    if (Local.Freq == utils::Frequency::Repeated || Step->Caller.empty())
+    if (Step->Caller.empty())
       return Result;
     Result.Repeat = {utils::Frequency::Repeated, nullptr, Fn};
     Result.Step = Step;

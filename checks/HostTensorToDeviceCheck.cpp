@@ -719,6 +719,7 @@ bool keepsDevice(llvm::StringRef Name) {
     return true;
   return llvm::StringSwitch<bool>(Name)
       .Cases("add", "sub", "mul", "div", "pow", "neg", "abs", "sqrt", true)
+      .Case("square", true)
       .Cases("rsqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", true)
       .Cases("reciprocal", "sign", "clamp", "clamp_min", "clamp_max", true)
       .Cases("floor", "ceil", "round", "triu", "tril", "matmul", "mm", true)
