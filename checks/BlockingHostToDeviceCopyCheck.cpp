@@ -11,6 +11,7 @@
 
 #include "BlockingHostToDeviceCopyCheck.h"
 #include "TorchTidyModule.h"
+#include "HostCopyIndex.h"
 #include "HostTensorToDeviceCheck.h"
 #include "utils/ConstantFacts.h"
 #include "utils/DeviceAnalysis.h"
@@ -53,6 +54,19 @@ bool isPinned(const Expr *E, unsigned Depth = 0) {
 
 /// How many calls and variables deep isHostData follows the source.
 constexpr unsigned MaxSourceDepth = 8;
+
+/// The project index of the copy being checked, for isHostData: the values
+/// of functions of other files that return host data. Set only while
+/// check() runs (clang-tidy checks one translation unit at a time).
+const utils::ProjectIndex *ActiveIndex = nullptr;
+
+class ActiveIndexScope {
+public:
+  explicit ActiveIndexScope(const utils::ProjectIndex *Index) {
+    ActiveIndex = Index;
+  }
+  ~ActiveIndexScope() { ActiveIndex = nullptr; }
+};
 
 bool isHostData(const Expr *E, utils::DeviceAnalysis &Devices, ASTContext &Ctx,
                 unsigned Depth = 0);
@@ -348,7 +362,8 @@ bool isHostData(const Expr *E, utils::DeviceAnalysis &Devices, ASTContext &Ctx,
   if (!FD)
     return false;
   return stacksHostData(CE, Devices, Ctx, Depth) ||
-         returnsHostData(FD, Devices, Ctx, Depth);
+         returnsHostData(FD, Devices, Ctx, Depth) ||
+         indexReturnsHostData(FD, ActiveIndex);
 }
 
 /// The device of a blocking copy to a device: null for `.cuda()`;
@@ -469,13 +484,8 @@ void BlockingHostToDeviceCopyCheck::check(
   if (!MaybeTarget)
     return;
   const Expr *Target = *MaybeTarget;
-  // Host data, per step, not pinned.
-  const Expr *Source = Copy->getImplicitObjectArgument();
-  // A factory's tensor is torch-host-tensor-to-device's: made on the device,
-  // it needs no copy at all.
-  if (isPinned(Source) || hostFactoryBehind(Source, Ctx))
-    return;
-  if (!isHostData(Source, Devices, Ctx))
+  const utils::ProjectIndex *Index = projectIndex(SM);
+  if (!isPerStepHostData(Copy, Devices, Index, Ctx))
     return;
   // Per step: in a loop, or in a function that runs in one. A copy in a
   // constructor's member initializers is the object's set-up, per step only
@@ -484,13 +494,41 @@ void BlockingHostToDeviceCopyCheck::check(
     Frequency = std::make_unique<utils::RunFrequency>(Ctx);
     FrequencyContext = &Ctx;
   }
-  utils::RepeatReason Repeat = Frequency->ofStmt(Copy);
+  IndexedRepeat Indexed =
+      repeatWithIndex(Frequency->ofStmt(Copy), Copy, Ctx, Index);
+  const utils::RepeatReason &Repeat = Indexed.Repeat;
   if (Repeat.Freq != utils::Frequency::Repeated)
+    return;
+  // Code that only ever sees host tensors copies nothing to a device
+  // unless it names CUDA itself.
+  if ((!Target || Devices.ofDevice(Target) != DeviceKind::Cuda) &&
+      Copy->getMethodDecl()->getName() != "cuda" &&
+      seesOnlyHostTensors(Copy, Ctx, Index))
     return;
   if (!isOnlyInstantiation(utils::enclosingFunction(Copy, Ctx)) ||
       !ReportedInTemplates.insert(Copy->getExprLoc()).second)
     return;
+  report(Copy, Target, Indexed, Devices, Ctx);
+}
 
+/// Host data, not pinned, and not a factory's tensor (that one is
+/// torch-host-tensor-to-device's: made on the device, it needs no copy).
+bool BlockingHostToDeviceCopyCheck::isPerStepHostData(
+    const CXXMemberCallExpr *Copy, utils::DeviceAnalysis &Devices,
+    const utils::ProjectIndex *Index, ASTContext &Ctx) {
+  const Expr *Source = Copy->getImplicitObjectArgument();
+  if (isPinned(Source) || hostFactoryBehind(Source, Ctx))
+    return false;
+  ActiveIndexScope Scope(Index);
+  return isHostData(Source, Devices, Ctx);
+}
+
+void BlockingHostToDeviceCopyCheck::report(const CXXMemberCallExpr *Copy,
+                                           const Expr *Target,
+                                           const IndexedRepeat &Indexed,
+                                           utils::DeviceAnalysis &Devices,
+                                           ASTContext &Ctx) {
+  const utils::RepeatReason &Repeat = Indexed.Repeat;
   if (Repeat.Loop && !Repeat.Through)
     utils::recordPayload(getID(),
                          Copy->getExprLoc(), Repeat.Loop, /*IsLoop=*/true, Ctx);
@@ -510,6 +548,13 @@ void BlockingHostToDeviceCopyCheck::check(
   if (Repeat.Loop)
     diag(Repeat.Loop->getBeginLoc(), utils::RepeatLoopNote,
          DiagnosticIDs::Note);
+  if (Indexed.Step)
+    noteStepReason(*this, Copy->getExprLoc(), Repeat.Through, *Indexed.Step);
+}
+
+bool isHostDataValue(const Expr *E, ASTContext &Ctx) {
+  utils::DeviceAnalysis Devices(Ctx);
+  return isHostData(E, Devices, Ctx);
 }
 
 TORCH_TIDY_CHECK_FACTORY(BlockingHostToDeviceCopyCheck)

@@ -3,6 +3,8 @@
 #ifndef LIBTORCH_TIDY_CHECKS_BLOCKINGHOSTTODEVICECOPYCHECK_H
 #define LIBTORCH_TIDY_CHECKS_BLOCKINGHOSTTODEVICECOPYCHECK_H
 
+#include "HostCopyIndex.h"
+#include "utils/DeviceAnalysis.h"
 #include "utils/RunFrequency.h"
 #include "utils/TorchCheck.h"
 #include "llvm/ADT/DenseSet.h"
@@ -32,11 +34,24 @@ public:
   }
 
 private:
+  bool isPerStepHostData(const CXXMemberCallExpr *Copy,
+                         utils::DeviceAnalysis &Devices,
+                         const utils::ProjectIndex *Index, ASTContext &Ctx);
+  void report(const CXXMemberCallExpr *Copy, const Expr *Target,
+              const IndexedRepeat &Indexed, utils::DeviceAnalysis &Devices,
+              ASTContext &Ctx);
+
   std::unique_ptr<utils::RunFrequency> Frequency;
   const ASTContext *FrequencyContext = nullptr;
   /// A template's copy is seen once per instantiation: reported once.
   llvm::DenseSet<SourceLocation> ReportedInTemplates;
 };
+
+/// Whether \p E is host data as the check sees it in one translation unit:
+/// provably on the CPU, or the value of the project's own load or collate
+/// functions defined here, through locals and ops that keep the device. The
+/// project facts use it for the functions that return host data.
+bool isHostDataValue(const Expr *E, ASTContext &Ctx);
 
 } // namespace clang::tidy::torch
 

@@ -17,6 +17,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "HostTensorToDeviceCheck.h"
+#include "BlockingHostToDeviceCopyCheck.h"
+#include "HostCopyIndex.h"
 #include "TorchTidyModule.h"
 #include "clang-tidy/utils/DeclRefExprUtils.h"
 #include "clang/AST/ASTContext.h"
@@ -717,6 +719,7 @@ bool keepsDevice(llvm::StringRef Name) {
     return true;
   return llvm::StringSwitch<bool>(Name)
       .Cases("add", "sub", "mul", "div", "pow", "neg", "abs", "sqrt", true)
+      .Case("square", true)
       .Cases("rsqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", true)
       .Cases("reciprocal", "sign", "clamp", "clamp_min", "clamp_max", true)
       .Cases("floor", "ceil", "round", "triu", "tril", "matmul", "mm", true)
@@ -772,6 +775,12 @@ public:
   /// on the way to \p Move (or after \p Move assigned its result back):
   /// made on the device, nothing else would see them change.
   bool onlyFeed(const CXXMemberCallExpr *Move);
+  /// Members whose values are made in other files, and functions of other
+  /// files that return host data, as the project index says.
+  void useIndex(const utils::ProjectIndex *I) { Index = I; }
+  /// Any tensor made on the host counts, not only factories' (as inside the
+  /// values of members).
+  void allowHostData() { AllowHostData = true; }
 
 private:
   bool ofCall(const CallExpr *CE, HostOrigins &Origins, unsigned Depth);
@@ -783,6 +792,7 @@ private:
                HostOrigins &Origins, unsigned Depth);
   bool ofParam(const ParmVarDecl *P, HostOrigins &Origins, unsigned Depth);
   bool ofMember(const FieldDecl *Field, HostOrigins &Origins, unsigned Depth);
+  bool ofIndexedMember(const FieldDecl *Field, HostOrigins &Origins);
   bool ofUserFunction(const FunctionDecl *FD, HostOrigins &Origins,
                       unsigned Depth);
   bool reachingValues(const VarDecl *VD, const Expr *Use, const Stmt *Body,
@@ -793,6 +803,7 @@ private:
   const SourceManager &SM;
   utils::DeviceAnalysis Devices;
   utils::RunFrequency *Freq;
+  const utils::ProjectIndex *Index = nullptr;
   bool AllowHostData = false;
   unsigned Budget = 4000;
   llvm::DenseSet<const void *> InProgress;
@@ -1085,7 +1096,7 @@ bool HostMadeFinder::ofMember(const FieldDecl *Field, HostOrigins &Origins,
     return true;
   llvm::SmallVector<const Expr *, 4> Values = memberValues(Field, Ctx);
   if (Values.empty())
-    return false;
+    return ofIndexedMember(Field, Origins);
   bool SavedAllow = AllowHostData;
   AllowHostData = true;
   InProgress.insert(Field);
@@ -1101,9 +1112,25 @@ bool HostMadeFinder::ofMember(const FieldDecl *Field, HostOrigins &Origins,
   return Host;
 }
 
-/// A function of this file whose every return value is host-made.
+/// A member made only in other files (its constructors' file): the index
+/// says whether every value it gets there is made on the host.
+bool HostMadeFinder::ofIndexedMember(const FieldDecl *Field,
+                                     HostOrigins &Origins) {
+  const utils::MemberFact *Fact =
+      Index ? Index->member(utils::usrOf(Field)) : nullptr;
+  if (!Fact || !Fact->MadeOnHost)
+    return false;
+  Origins.Members.push_back(Field);
+  return true;
+}
+
+/// A function of this file whose every return value is host-made (or, in
+/// the values of members, one of another file that the index says returns
+/// host data).
 bool HostMadeFinder::ofUserFunction(const FunctionDecl *FD,
                                     HostOrigins &Origins, unsigned Depth) {
+  if (AllowHostData && indexReturnsHostData(FD, Index))
+    return true;
   const FunctionDecl *Def = nullptr;
   if (!FD->hasBody(Def) || !Def->getBody() ||
       utils::isInLibTorchHeader(Def->getBeginLoc(), SM))
@@ -1167,12 +1194,60 @@ const CallExpr *hostFactoryBehind(const Expr *E, ASTContext &Ctx) {
   return computedFromFactory(Source, Ctx);
 }
 
+bool isMadeOnHost(const Expr *Value, ASTContext &Ctx) {
+  if (!Value || isRegistered(Value))
+    return false;
+  utils::DeviceAnalysis Devices(Ctx);
+  if (Devices.ofTensor(Value) == DeviceKind::Cpu || isHostDataValue(Value, Ctx))
+    return true;
+  HostMadeFinder Finder(Ctx, nullptr);
+  Finder.allowHostData();
+  HostOrigins Origins;
+  return Finder.isHostMade(Value, Origins);
+}
+
+bool returnsHostTensor(const FunctionDecl *FD, ASTContext &Ctx) {
+  if (!FD->getBody() || !utils::isTensorType(FD->getReturnType()) ||
+      FD->getReturnType()->isReferenceType())
+    return false;
+  auto Returns =
+      match(findAll(returnStmt(forFunction(equalsNode(FD))).bind("return")),
+            *FD->getBody(), Ctx);
+  return !Returns.empty() && llvm::all_of(Returns, [&](const BoundNodes &N) {
+    return isMadeOnHost(N.getNodeAs<ReturnStmt>("return")->getRetValue(), Ctx);
+  });
+}
+
 utils::RunFrequency &HostTensorToDeviceCheck::frequency(ASTContext &Ctx) {
   if (!Frequency || FrequencyContext != &Ctx) {
     Frequency = std::make_unique<utils::RunFrequency>(Ctx);
     FrequencyContext = &Ctx;
   }
   return *Frequency;
+}
+
+IndexedRepeat HostTensorToDeviceCheck::repeatOf(const Stmt *S,
+                                                ASTContext &Ctx) {
+  return repeatWithIndex(frequency(Ctx).ofStmt(S), S, Ctx,
+                         projectIndex(Ctx.getSourceManager()));
+}
+
+void HostTensorToDeviceCheck::noteIndexed(const IndexedRepeat &Indexed,
+                                          SourceLocation Loc) {
+  if (Indexed.Step)
+    noteStepReason(*this, Loc, Indexed.Repeat.Through, *Indexed.Step);
+}
+
+/// Code the index says only ever sees host tensors, moving to a device that
+/// is not provably CUDA: the move copies nothing.
+bool HostTensorToDeviceCheck::copiesNothing(const Expr *Site,
+                                            const Expr *Device,
+                                            ASTContext &Ctx) {
+  if (!Device)
+    return false;
+  utils::DeviceAnalysis Devices(Ctx);
+  return Devices.ofDevice(Device) != DeviceKind::Cuda &&
+         seesOnlyHostTensors(Site, Ctx, projectIndex(Ctx.getSourceManager()));
 }
 
 void HostTensorToDeviceCheck::registerMatchers(MatchFinder *Finder) {
@@ -1213,7 +1288,9 @@ void HostTensorToDeviceCheck::checkMove(const CXXMemberCallExpr *Move,
                                         ASTContext &Ctx) {
   utils::DeviceAnalysis Devices(Ctx);
   std::optional<MoveTarget> Target = moveTargetOf(Move, Devices);
-  if (!Target)
+  if (!Target ||
+      copiesNothing(Move, Target->Device ? Target->Device : Target->Options,
+                    Ctx))
     return;
   std::optional<FactoryChain> Chain = findChain(Move, Devices, Ctx);
   if (!Chain) {
@@ -1221,8 +1298,9 @@ void HostTensorToDeviceCheck::checkMove(const CXXMemberCallExpr *Move,
     return;
   }
   // torch::empty's memory is uninitialised: copying it is never wanted.
+  IndexedRepeat Indexed = repeatOf(Move, Ctx);
   if (Chain->Factory->getDirectCallee()->getName() != "empty") {
-    utils::RepeatReason Repeat = frequency(Ctx).ofStmt(Move);
+    const utils::RepeatReason &Repeat = Indexed.Repeat;
     if (Repeat.Freq == Frequency::Once ||
         (Repeat.Freq != Frequency::Repeated && isCachedResult(Move, Ctx)))
       return;
@@ -1247,15 +1325,20 @@ void HostTensorToDeviceCheck::checkMove(const CXXMemberCallExpr *Move,
   if (Chain->Var)
     diag(Chain->Factory->getBeginLoc(), "made on the host here",
          DiagnosticIDs::Note);
+  noteIndexed(Indexed, Move->getExprLoc());
 }
 
 void HostTensorToDeviceCheck::checkMemberMove(const CXXMemberCallExpr *Move,
                                               const FieldDecl *Field,
                                               ASTContext &Ctx) {
   utils::DeviceAnalysis Devices(Ctx);
-  if (!moveTargetOf(Move, Devices) || isCachedResult(Move, Ctx))
+  std::optional<MoveTarget> Target = moveTargetOf(Move, Devices);
+  if (!Target || isCachedResult(Move, Ctx) ||
+      copiesNothing(Move, Target->Device ? Target->Device : Target->Options,
+                    Ctx))
     return;
   HostMadeFinder Finder(Ctx, &frequency(Ctx));
+  Finder.useIndex(projectIndex(Ctx.getSourceManager()));
   HostOrigins Origins;
   if (!Finder.isHostMade(Move->getImplicitObjectArgument(), Origins))
     return;
@@ -1266,14 +1349,17 @@ void HostTensorToDeviceCheck::reportMemberMove(const CXXMemberCallExpr *Move,
                                                const FieldDecl *Field,
                                                ASTContext &Ctx) {
   // A move in a constructor is the object's set-up.
-  utils::RepeatReason Repeat = frequency(Ctx).ofStmt(Move);
+  IndexedRepeat Indexed = repeatOf(Move, Ctx);
+  const utils::RepeatReason &Repeat = Indexed.Repeat;
   if (Repeat.Freq != Frequency::Repeated ||
       (Repeat.Through && isa<CXXConstructorDecl>(Repeat.Through)))
     return;
   llvm::SmallVector<const Expr *, 4> Values = memberValues(Field, Ctx);
-  if (Values.empty())
+  const utils::ProjectIndex *Index = projectIndex(Ctx.getSourceManager());
+  const utils::MemberFact *Fact =
+      Values.empty() && Index ? Index->member(utils::usrOf(Field)) : nullptr;
+  if (Values.empty() && (!Fact || !Fact->MadeOnHost))
     return;
-  const SourceManager &SM = Ctx.getSourceManager();
   const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
   bool IsModule = RD && utils::isSameOrDerivedFrom(RD, "torch::nn::Module");
   utils::recordStatementPayload(getID(),
@@ -1285,12 +1371,18 @@ void HostTensorToDeviceCheck::reportMemberMove(const CXXMemberCallExpr *Move,
       << (IsModule ? "register it with register_buffer so that "
                      "module->to(device) moves it"
                    : "convert it once in the constructor");
-  diag(Values.front()->getExprLoc(), "%0 is made on the host here",
-       DiagnosticIDs::Note)
-      << Field;
+  if (!Values.empty())
+    diag(Values.front()->getExprLoc(), "%0 is made on the host here",
+         DiagnosticIDs::Note)
+        << Field;
+  else
+    diag(Move->getExprLoc(), "%0 is made on the host at %1:%2",
+         DiagnosticIDs::Note)
+        << Field << Fact->Where.File << Fact->Where.Line;
   if (Repeat.Loop)
     diag(Repeat.Loop->getBeginLoc(), utils::RepeatLoopNote,
          DiagnosticIDs::Note);
+  noteIndexed(Indexed, Move->getExprLoc());
 }
 
 /// "'torch::arange' and 'torch::ones'"; notes show where each is made.
@@ -1311,6 +1403,7 @@ describeFactories(llvm::ArrayRef<const CallExpr *> Factories) {
 void HostTensorToDeviceCheck::checkComputedMove(const CXXMemberCallExpr *Move,
                                                 ASTContext &Ctx) {
   HostMadeFinder Finder(Ctx, &frequency(Ctx));
+  Finder.useIndex(projectIndex(Ctx.getSourceManager()));
   HostOrigins Origins;
   if (!Finder.isHostMade(Move->getImplicitObjectArgument(), Origins))
     return;
@@ -1319,7 +1412,8 @@ void HostTensorToDeviceCheck::checkComputedMove(const CXXMemberCallExpr *Move,
       reportMemberMove(Move, Origins.Members.front(), Ctx);
     return;
   }
-  utils::RepeatReason Repeat = frequency(Ctx).ofStmt(Move);
+  IndexedRepeat Indexed = repeatOf(Move, Ctx);
+  const utils::RepeatReason &Repeat = Indexed.Repeat;
   if (Origins.Factories.empty() || !Finder.onlyFeed(Move) ||
       Repeat.Freq == Frequency::Once ||
       (Repeat.Freq != Frequency::Repeated && isCachedResult(Move, Ctx)))
@@ -1343,6 +1437,7 @@ void HostTensorToDeviceCheck::checkComputedMove(const CXXMemberCallExpr *Move,
       << describeFactories(Factories) << Several;
   for (const CallExpr *F : llvm::ArrayRef(Factories).take_front(3))
     diag(F->getBeginLoc(), "made on the host here", DiagnosticIDs::Note);
+  noteIndexed(Indexed, Move->getExprLoc());
 }
 
 void HostTensorToDeviceCheck::checkDeviceTensor(const CallExpr *Call,
@@ -1354,9 +1449,11 @@ void HostTensorToDeviceCheck::checkDeviceTensor(const CallExpr *Call,
   utils::DeviceAnalysis Devices(Ctx);
   const Expr *Options = Call->getArg(1);
   if (Devices.ofDevice(Options) == DeviceKind::Cpu ||
-      setsOption(Options, /*Device=*/true, Ctx) != Tri::Yes)
+      setsOption(Options, /*Device=*/true, Ctx) != Tri::Yes ||
+      copiesNothing(Call, Options, Ctx))
     return;
-  utils::RepeatReason Repeat = frequency(Ctx).ofStmt(Call);
+  IndexedRepeat Indexed = repeatOf(Call, Ctx);
+  const utils::RepeatReason &Repeat = Indexed.Repeat;
   if (Repeat.Freq != Frequency::Repeated)
     return;
   const SourceManager &SM = Ctx.getSourceManager();
@@ -1400,6 +1497,7 @@ void HostTensorToDeviceCheck::checkDeviceTensor(const CallExpr *Call,
   if (Repeat.Loop)
     diag(Repeat.Loop->getBeginLoc(), utils::RepeatLoopNote,
          DiagnosticIDs::Note);
+  noteIndexed(Indexed, Call->getBeginLoc());
 }
 
 TORCH_TIDY_CHECK_FACTORY(HostTensorToDeviceCheck)

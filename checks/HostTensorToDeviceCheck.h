@@ -3,6 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_HOSTTENSORTODEVICECHECK_H
 #define LIBTORCH_TIDY_CHECKS_HOSTTENSORTODEVICECHECK_H
 
+#include "HostCopyIndex.h"
 #include "utils/RunFrequency.h"
 #include "utils/TorchCheck.h"
 #include <memory>
@@ -30,6 +31,9 @@ public:
 
 private:
   utils::RunFrequency &frequency(ASTContext &Ctx);
+  IndexedRepeat repeatOf(const Stmt *S, ASTContext &Ctx);
+  void noteIndexed(const IndexedRepeat &Indexed, SourceLocation Loc);
+  bool copiesNothing(const Expr *Site, const Expr *Device, ASTContext &Ctx);
   void checkMove(const CXXMemberCallExpr *Move, ASTContext &Ctx);
   void checkMemberMove(const CXXMemberCallExpr *Move, const FieldDecl *Field,
                        ASTContext &Ctx);
@@ -47,6 +51,15 @@ private:
 /// variables), or null. torch-blocking-host-to-device-copy leaves such
 /// tensors to this check.
 const CallExpr *hostFactoryBehind(const Expr *E, ASTContext &Ctx);
+
+/// Whether \p Value is a tensor made on the host: from factories, host data
+/// or both, through ops that keep the device (not a registered buffer). The
+/// project facts use it for member tensors and returned tensors.
+bool isMadeOnHost(const Expr *Value, ASTContext &Ctx);
+
+/// Whether every return of \p FD, which has its body here, is a tensor made
+/// on the host (isMadeOnHost).
+bool returnsHostTensor(const FunctionDecl *FD, ASTContext &Ctx);
 
 } // namespace clang::tidy::torch
 

@@ -2,6 +2,7 @@
 
 #include "ProjectFactsCollector.h"
 #include "HostSyncAnalysis.h"
+#include "HostTensorToDeviceCheck.h"
 #include "utils/ConstantFacts.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/LibTorchHeaders.h"
@@ -40,6 +41,14 @@ std::string displayName(const FunctionDecl *FD) {
     if (MD->getParent()->getIdentifier())
       return MD->getParent()->getName().str() + "::" + Name;
   return Name;
+}
+
+/// How a message names a member: 'Class::name'.
+std::string displayName(const FieldDecl *Field) {
+  if (const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
+      RD && RD->getIdentifier())
+    return RD->getName().str() + "::" + Field->getNameAsString();
+  return Field->getNameAsString();
 }
 
 /// The module class a `ModuleHolder<Impl>` holds, or null.
@@ -197,6 +206,32 @@ public:
       ++References[FD->getCanonicalDecl()];
     return true;
   }
+  /// Where member tensors are made: their default initializers, the
+  /// constructors' initializers, and assignments (on the host only when
+  /// every one is in a constructor and makes a host tensor).
+  bool VisitFieldDecl(FieldDecl *Field) {
+    if (const Expr *Init = Field->getInClassInitializer())
+      recordMember(Field, Init, /*InConstructor=*/true);
+    return true;
+  }
+  bool TraverseConstructorInitializer(CXXCtorInitializer *Init) {
+    if (Init->isMemberInitializer() && Init->isWritten())
+      recordMember(Init->getMember(), Init->getInit(), /*InConstructor=*/true);
+    return RecursiveASTVisitor::TraverseConstructorInitializer(Init);
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *E) {
+    if (E->getOperator() != OO_Equal || E->getNumArgs() != 2)
+      return true;
+    const auto *ME = dyn_cast<MemberExpr>(E->getArg(0)->IgnoreParenImpCasts());
+    const auto *Field = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+    if (!Field || Functions.empty())
+      return true;
+    bool OwnInConstructor =
+        isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()) &&
+        isa<CXXConstructorDecl>(Defined[Functions.back().Fact]);
+    recordMember(Field, E->getArg(1), OwnInConstructor);
+    return true;
+  }
   bool VisitVarDecl(VarDecl *VD) {
     // A device chosen at file scope of the main file.
     if (VD->hasGlobalStorage() && !VD->isLocalVarDecl() && VD->hasInit() &&
@@ -245,7 +280,7 @@ private:
     F.PerStepByConvention = isPerStepByConvention(FD);
     F.IsMain = FD->isMain();
     F.SelectsCuda = hostsync::mentionsCuda(FD, Ctx, SM);
-    F.ReturnsHostData = returnsHostData(FD);
+    F.ReturnsHostData = returnsHostTensor(FD, Ctx);
     F.ReturnsDevice = utils::isDeviceValueType(FD->getReturnType());
     if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
       for (const CXXMethodDecl *Base : MD->overridden_methods())
@@ -255,26 +290,17 @@ private:
     return Facts.Functions.size() - 1;
   }
 
-  /// Every return of a function that returns a tensor is a host tensor.
-  bool returnsHostData(const FunctionDecl *FD) {
-    if (!utils::isTensorType(FD->getReturnType()) || !FD->getBody())
-      return false;
-    bool Any = false, AllHost = true;
-    forEachReturn(FD->getBody(), [&](const ReturnStmt *R) {
-      Any = true;
-      AllHost &= R->getRetValue() &&
-                 Devices.ofTensor(R->getRetValue()) == utils::DeviceKind::Cpu;
-    });
-    return Any && AllHost;
-  }
-
-  template <typename Fn> static void forEachReturn(const Stmt *S, Fn &&Each) {
-    if (!S || isa<LambdaExpr>(S))
+  void recordMember(const FieldDecl *Field, const Expr *Value,
+                    bool InConstructor) {
+    if (!Field || !Value || !utils::isTensorType(Field->getType()) ||
+        !isProjectCode(Field->getLocation()) || Value->isTypeDependent())
       return;
-    if (const auto *R = dyn_cast<ReturnStmt>(S))
-      Each(R);
-    for (const Stmt *Child : S->children())
-      forEachReturn(Child, Each);
+    utils::MemberFact M;
+    M.Usr = utils::usrOf(Field);
+    M.Name = displayName(Field);
+    M.Where = placeOf(Value->getExprLoc());
+    M.MadeOnHost = InConstructor && isMadeOnHost(Value, Ctx);
+    Facts.Members.push_back(std::move(M));
   }
 
   bool traverseLoop(Stmt *Loop) {

@@ -34,8 +34,30 @@ void train(torch::Device D, const Tensor &Batch) {
     Loss.forward(Norm.apply(Batch, D));
 }
 
+// A blur kernel computed on the host (square keeps the device), moved in
+// every call of the functor.
+struct GaussBlur {
+  GaussBlur() { Kernel = (torch::arange(5.0) - 2.0).square().mul(-0.5); }
+  Tensor operator()(const Tensor &X) {
+    return X + Kernel.expand({4, 5}).to(X.device());
+    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: member 'Kernel' is made on the host and copied to the device in every call of 'operator()', which runs per step; keep a copy on the device made once (convert it once in the constructor)
+    // CHECK-MESSAGES: :[[@LINE-4]]:26: note: 'Kernel' is made on the host here
+  }
+  Tensor Kernel;
+};
+
 // Negatives: registered buffers, members already moved once, members that
 // other methods change, and moves outside per-step code.
+struct DeviceBlur {
+  explicit DeviceBlur(torch::Device D) {
+    Kernel = (torch::arange(5.0, D) - 2.0).square();
+  }
+  Tensor operator()(const Tensor &X) {
+    return X + Kernel.expand({4, 5}).to(X.device());
+  }
+  Tensor Kernel;
+};
+
 struct Registered : torch::nn::Module {
   Registered() { Scale = register_buffer("scale", torch::ones({1})); }
   Tensor forward(const Tensor &X) { return X + Scale.to(X.device()); }

@@ -97,6 +97,21 @@ struct SmoothLoss : torch::nn::Module {
   torch::Tensor win;
 };
 
+// A blur kernel computed on the host in the constructor (square keeps the
+// device) and moved in every call of the functor.
+struct GaussBlur {
+  GaussBlur() {
+    auto s = torch::arange(5, torch::TensorOptions(torch::kFloat32))
+                 .unsqueeze(1)
+                 .expand({-1, 5});
+    kernel = torch::exp(-(s.square() + s.transpose(0, 1).square()) / 2.0);
+  }
+  torch::Tensor operator()(const torch::Tensor &x) {
+    return x + kernel.to(x.device()).sum();
+  }
+  torch::Tensor kernel;
+};
+
 // A shape probe called once before training: silent.
 int64_t probe(torch::Device device) {
   return torch::zeros({1, 4}).to(device).numel();
@@ -109,11 +124,13 @@ int main() {
   torch::Tensor pred = torch::zeros({1}, torch::TensorOptions(torch::kDouble).device(device));
   WeightedLoss loss;
   SmoothLoss smooth_loss;
+  GaussBlur blur;
   int64_t size = probe(device);
   for (int epoch = 0; epoch < 1; ++epoch) {
     step(device, pred);
     report("loss", loss.forward(torch::ones({size}, torch::device(device))));
     report("smooth", smooth_loss.forward(torch::ones({size}, torch::device(device))));
+    report("blur", blur(torch::ones({size}, torch::device(device))));
   }
   return 0;
 }

@@ -50,6 +50,7 @@ public:
   Tensor squeeze() const;
   Tensor transpose(int64_t Dim0, int64_t Dim1) const;
   Tensor mul(double Other) const;
+  Tensor square() const;
   Tensor eq(const Tensor &Other) const;
   Tensor &add_(const Tensor &Other) const;
   Tensor &copy_(const Tensor &Src, bool NonBlocking = false) const;
