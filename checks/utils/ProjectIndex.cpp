@@ -1,6 +1,7 @@
 //===--- ProjectIndex.cpp - libtorch-tidy ---------------------------------===//
 
 #include "ProjectIndex.h"
+#include "ProjectIndexFinder.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
@@ -10,6 +11,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include <atomic>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -746,6 +748,19 @@ std::string usrOf(const Decl *D) {
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); MD && MD->isConst())
     Key += "const";
   return "f:" + Key;
+}
+
+namespace {
+std::atomic<ProjectIndexFinder> Finder{nullptr};
+} // namespace
+
+void setProjectIndexFinder(ProjectIndexFinder F) { Finder = F; }
+
+bool hasProjectIndexFinder() { return Finder != nullptr; }
+
+std::string findProjectIndex(llvm::StringRef MainFile) {
+  ProjectIndexFinder F = Finder;
+  return F && !MainFile.empty() ? F(MainFile) : std::string();
 }
 
 } // namespace clang::tidy::torch::utils
