@@ -361,6 +361,25 @@ private:
     AddInput(Facts.File);
     for (const utils::FunctionFact &F : Facts.Functions)
       AddInput(F.Where.File);
+    forEachProjectFile(AddInput);
+  }
+
+  /// The project's files the translation unit read, headers that define no
+  /// function included: a changed signature or macro there changes this
+  /// file's facts (the USR of a function it calls), so the file must be
+  /// re-indexed with it.
+  template <typename Fn> void forEachProjectFile(Fn Each) {
+    for (unsigned I = 0, N = SM.local_sloc_entry_size(); I < N; ++I) {
+      const SrcMgr::SLocEntry &E = SM.getLocalSLocEntry(I);
+      if (!E.isFile() ||
+          SrcMgr::isSystem(E.getFile().getFileCharacteristic()))
+        continue;
+      OptionalFileEntryRef FE = E.getFile().getContentCache().OrigEntry;
+      FileID FID = FE ? SM.translateFile(*FE) : FileID();
+      if (FID.isValid() &&
+          !utils::isInLibTorchHeader(SM.getLocForStartOfFile(FID), SM))
+        Each(pathOf(FID));
+    }
   }
 
   ASTContext &Ctx;
