@@ -58,6 +58,8 @@ bool isTrainingStepName(llvm::StringRef Name) {
 
 /// Whether \p S steps a model: calls backward/forward/step (also on a
 /// dependent type), a ModuleHolder's operator(), or iterates a data loader.
+/// Steps says whether it does more than run a forward: backward, step or a
+/// data loader.
 class TrainingStepFinder : public RecursiveASTVisitor<TrainingStepFinder> {
 public:
   bool shouldVisitTemplateInstantiations() const { return true; }
@@ -65,33 +67,45 @@ public:
 
   bool VisitCallExpr(CallExpr *CE) {
     const FunctionDecl *FD = CE->getDirectCallee();
-    if (FD && FD->getIdentifier() && isTrainingStepName(FD->getName()))
-      Found = true;
+    if (FD && FD->getIdentifier())
+      see(FD->getName());
     if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE);
         OC && OC->getOperator() == OO_Call && FD)
       if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
         Found |= heldModule(MD->getParent()) != nullptr;
-    return !Found;
+    return !Steps;
   }
   bool VisitCXXDependentScopeMemberExpr(CXXDependentScopeMemberExpr *E) {
-    Found |= E->getMember().isIdentifier() &&
-             isTrainingStepName(E->getMember().getAsString());
-    return !Found;
+    if (E->getMember().isIdentifier())
+      see(E->getMember().getAsString());
+    return !Steps;
   }
   bool VisitCXXForRangeStmt(CXXForRangeStmt *RF) {
     QualType T = RF->getRangeInit()->getType().getNonReferenceType();
     if (const auto *RD = T->getAsCXXRecordDecl())
-      Found |= RD->getName().contains("DataLoader");
-    return !Found;
+      Steps |= RD->getName().contains("DataLoader");
+    Found |= Steps;
+    return !Steps;
   }
 
   bool Found = false;
+  bool Steps = false;
+
+private:
+  void see(llvm::StringRef Name) {
+    if (!isTrainingStepName(Name))
+      return;
+    Found = true;
+    Steps |= Name != "forward";
+  }
 };
 
-bool stepsModel(const Stmt *S) {
+/// Whether \p S steps a model; with \p BeyondForward, whether it does more
+/// than run a forward.
+bool stepsModel(const Stmt *S, bool BeyondForward) {
   TrainingStepFinder Finder;
   Finder.TraverseStmt(const_cast<Stmt *>(S));
-  return Finder.Found;
+  return BeyondForward ? Finder.Steps : Finder.Found;
 }
 
 /// The parts of a loop that repeat: a for's condition, increment and body,
@@ -293,7 +307,11 @@ private:
 
   void pushLoop(const Stmt *Loop) {
     FunctionFrame &F = Functions.back();
-    bool Training = isTrainingLoop(Loop);
+    // A module's forward() (or a functor's operator()) runs per step: a
+    // loop of its own that only runs forwards goes over layers or time
+    // steps of that step, not over training steps.
+    bool Training =
+        isTrainingLoop(Loop, Facts.Functions[F.Fact].PerStepByConvention);
     if (Training)
       Facts.Functions[F.Fact].HasTrainingLoop = true;
     // The loops around a training loop are epoch loops.
@@ -303,7 +321,7 @@ private:
     F.Loops.push_back({Loop, placeOf(Loop->getBeginLoc())});
   }
 
-  static bool isTrainingLoop(const Stmt *Loop) {
+  static bool isTrainingLoop(const Stmt *Loop, bool BeyondForward) {
     if (const auto *RF = dyn_cast<CXXForRangeStmt>(Loop)) {
       QualType T = RF->getRangeInit()->getType().getNonReferenceType();
       if (const auto *RD = T->getAsCXXRecordDecl();
@@ -311,7 +329,7 @@ private:
         return true;
     }
     for (const Stmt *Part : repeatedParts(const_cast<Stmt *>(Loop)))
-      if (Part && stepsModel(Part))
+      if (Part && stepsModel(Part, BeyondForward))
         return true;
     return false;
   }
