@@ -71,6 +71,14 @@ std::string indexOf(llvm::StringRef File) {
   if (Build.empty())
     return "";
   std::string Index = indexPathFor(defaultCacheDir(), Build);
+  if (fs::exists(Index))
+    return Index;
+  // The editor may name the file through a symbolic link that the -p of
+  // the run that made the index did not go through.
+  llvm::SmallString<256> Real;
+  if (fs::real_path(Build, Real) || Real == Build)
+    return "";
+  Index = indexPathFor(defaultCacheDir(), Real);
   return fs::exists(Index) ? Index : "";
 }
 
