@@ -108,6 +108,27 @@ bool stepsModel(const Stmt *S, bool BeyondForward) {
   return BeyondForward ? Finder.Steps : Finder.Found;
 }
 
+/// The functions (and constructors) code names.
+class FunctionNames : public RecursiveASTVisitor<FunctionNames> {
+public:
+  void insertNamesOf(Stmt *S) { TraverseStmt(S); }
+
+  bool VisitDeclRefExpr(DeclRefExpr *E) { return add(E->getDecl()); }
+  bool VisitMemberExpr(MemberExpr *E) { return add(E->getMemberDecl()); }
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    return add(E->getConstructor());
+  }
+
+  llvm::DenseSet<const FunctionDecl *> Names;
+
+private:
+  bool add(const Decl *D) {
+    if (const auto *FD = dyn_cast_or_null<FunctionDecl>(D))
+      Names.insert(FD->getCanonicalDecl());
+    return true;
+  }
+};
+
 /// The parts of a loop that repeat: a for's condition, increment and body,
 /// a range-for's variable and body, a while's or do's condition and body.
 llvm::SmallVector<Stmt *, 4> repeatedParts(Stmt *Loop) {
@@ -174,8 +195,13 @@ public:
   }
 
   /// What a lambda's body calls runs when the lambda runs, which is not
-  /// known here.
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  /// known here: its calls are not recorded, and the functions it names
+  /// have a caller the index does not see (as when their address is
+  /// taken), so they are never said to run once.
+  bool TraverseLambdaExpr(LambdaExpr *E) {
+    NamedInLambda.insertNamesOf(E->getBody());
+    return true;
+  }
 
   bool TraverseForStmt(ForStmt *S) { return traverseLoop(S); }
   bool TraverseCXXForRangeStmt(CXXForRangeStmt *S) { return traverseLoop(S); }
@@ -366,7 +392,8 @@ private:
       Facts.Calls[CallIndex].LoopHasTrainingLoop = EpochLoops.count(Loop);
     for (size_t I = 0; I < Facts.Functions.size(); ++I) {
       const FunctionDecl *FD = Defined[I];
-      Facts.Functions[I].AddressTaken = References[FD] > Calls[FD];
+      Facts.Functions[I].AddressTaken =
+          References[FD] > Calls[FD] || NamedInLambda.Names.contains(FD);
     }
     llvm::StringSet<> Seen;
     auto AddInput = [&](const std::string &Path) {
@@ -410,6 +437,7 @@ private:
   llvm::DenseMap<FileID, std::string> Paths;
   std::vector<std::pair<size_t, const Stmt *>> PendingLoops;
   llvm::DenseSet<const Stmt *> EpochLoops;
+  FunctionNames NamedInLambda;
 };
 
 } // namespace

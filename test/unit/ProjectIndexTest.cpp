@@ -31,7 +31,9 @@ FunctionFact fn(llvm::StringRef Usr, llvm::StringRef File, unsigned Line) {
 }
 
 /// Each program's main is its own function (usrOf names it with its file).
-std::string mainUsr(llvm::StringRef File) { return "f:main()@" + File.str(); }
+std::string mainUsr(llvm::StringRef File) {
+  return "f:main@" + File.str() + ":1()";
+}
 
 FunctionFact mainOf(llvm::StringRef File) {
   FunctionFact F = fn(mainUsr(File), File, 1);

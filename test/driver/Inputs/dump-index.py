@@ -19,8 +19,9 @@ def place(p):
 for f in json.load(open(paths[0]))["functions"]:
     usr = f["usr"]
     name = usr[2:].split("(")[0]
-    if "@" in usr:
-        name += "@" + os.path.basename(usr.split("@", 1)[1].split(":")[0])
+    if "@" in name:  # main, or what other files cannot name: NAME@FILE:LINE
+        name, where = name.split("@", 1)
+        name += "@" + os.path.basename(where.rsplit(":", 1)[0])
     words = [name]
     step = f.get("step")
     if step:
