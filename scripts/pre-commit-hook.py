@@ -145,6 +145,11 @@ def main(argv):
             sys.stderr.write("".join(
                 l for l in proc.stderr.splitlines(True)
                 if l.startswith("libtorch-tidy: ")))
+    # Findings that need another file's facts are missed without the
+    # project index: say when the driver could not use it.
+    for note in sorted(set(l for l in stderr.splitlines()
+                           if "the project index was not used" in l)):
+        sys.stderr.write(note + "\n")
     findings = torchtidy_scripts.findings(stdout)
     if findings:
         sys.stdout.write(stdout)
