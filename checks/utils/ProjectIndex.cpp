@@ -723,8 +723,8 @@ std::string usrOf(const Decl *D) {
   // unit, overloads apart.
   std::string Key = ND->getQualifiedNameAsString();
   // What other files cannot name (static functions, members of anonymous
-  // namespaces and local classes, lambdas) is told apart by its place.
-  // Nor is main: each program of the project has its own.
+  // namespaces and local classes, lambdas) is told apart by its place; so
+  // is main, of which a project's programs each have one.
   const auto *Main = dyn_cast<FunctionDecl>(D);
   if (!ND->isExternallyVisible() || (Main && Main->isMain())) {
     const SourceManager &SM = D->getASTContext().getSourceManager();
