@@ -13,14 +13,17 @@
 #include "TorchTidyModule.h"
 #include "cache/AnalysisCache.h"
 #include "project/IndexBuild.h"
+#include "utils/ProjectIndex.h"
 #include "utils/ProjectIndexFinder.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -66,20 +69,36 @@ std::string buildDirOf(llvm::StringRef File) {
 /// build directory in the default cache directory ($LIBTORCH_TIDY_CACHE_DIR
 /// or the user's cache), when there is one: the checks then read it as in
 /// a single-file run of libtorch-tidy with -p.
+/// Says in clangd's log, once per index and reason, why the checks will not
+/// use the index at \p Index for \p File (a file changed since it was
+/// made): editors show no diagnostic without a place.
+std::string saidUnused(const std::string &Index, llvm::StringRef File) {
+  std::string Why;
+  if (clang::tidy::torch::utils::loadProjectIndex(Index, File, Why))
+    return Index;
+  static std::mutex Lock;
+  static llvm::StringSet<> Said;
+  std::lock_guard<std::mutex> Guard(Lock);
+  if (Said.insert(Index + "\n" + Why).second)
+    llvm::errs() << "libtorch-clangd: the project index was not used: " << Why
+                 << "; run 'libtorch-tidy -p BUILD_DIR --update-index'\n";
+  return Index;
+}
+
 std::string indexOf(llvm::StringRef File) {
   std::string Build = buildDirOf(File);
   if (Build.empty())
     return "";
   std::string Index = indexPathFor(defaultCacheDir(), Build);
   if (fs::exists(Index))
-    return Index;
+    return saidUnused(Index, File);
   // The editor may name the file through a symbolic link that the -p of
   // the run that made the index did not go through.
   llvm::SmallString<256> Real;
   if (fs::real_path(Build, Real) || Real == Build)
     return "";
   Index = indexPathFor(defaultCacheDir(), Real);
-  return fs::exists(Index) ? Index : "";
+  return fs::exists(Index) ? saidUnused(Index, File) : "";
 }
 
 /// The value of clangd's --compile-commands-dir in \p Args, or "".
