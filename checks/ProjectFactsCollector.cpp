@@ -68,6 +68,8 @@ bool isTrainingStepName(llvm::StringRef Name) {
 
 /// Whether \p S steps a model: calls backward/forward/step (also on a
 /// dependent type), a ModuleHolder's operator(), or iterates a data loader.
+/// Steps says whether it does more than run a forward: backward, step or a
+/// data loader.
 class TrainingStepFinder : public RecursiveASTVisitor<TrainingStepFinder> {
 public:
   bool shouldVisitTemplateInstantiations() const { return true; }
@@ -75,34 +77,67 @@ public:
 
   bool VisitCallExpr(CallExpr *CE) {
     const FunctionDecl *FD = CE->getDirectCallee();
-    if (FD && FD->getIdentifier() && isTrainingStepName(FD->getName()))
-      Found = true;
+    if (FD && FD->getIdentifier())
+      see(FD->getName());
     if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE);
         OC && OC->getOperator() == OO_Call && FD)
       if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
         Found |= heldModule(MD->getParent()) != nullptr;
-    return !Found;
+    return !Steps;
   }
   bool VisitCXXDependentScopeMemberExpr(CXXDependentScopeMemberExpr *E) {
-    Found |= E->getMember().isIdentifier() &&
-             isTrainingStepName(E->getMember().getAsString());
-    return !Found;
+    if (E->getMember().isIdentifier())
+      see(E->getMember().getAsString());
+    return !Steps;
   }
   bool VisitCXXForRangeStmt(CXXForRangeStmt *RF) {
     QualType T = RF->getRangeInit()->getType().getNonReferenceType();
     if (const auto *RD = T->getAsCXXRecordDecl())
-      Found |= RD->getName().contains("DataLoader");
-    return !Found;
+      Steps |= RD->getName().contains("DataLoader");
+    Found |= Steps;
+    return !Steps;
   }
 
   bool Found = false;
+  bool Steps = false;
+
+private:
+  void see(llvm::StringRef Name) {
+    if (!isTrainingStepName(Name))
+      return;
+    Found = true;
+    Steps |= Name != "forward";
+  }
 };
 
-bool stepsModel(const Stmt *S) {
+/// Whether \p S steps a model; with \p BeyondForward, whether it does more
+/// than run a forward.
+bool stepsModel(const Stmt *S, bool BeyondForward) {
   TrainingStepFinder Finder;
   Finder.TraverseStmt(const_cast<Stmt *>(S));
-  return Finder.Found;
+  return BeyondForward ? Finder.Steps : Finder.Found;
 }
+
+/// The functions (and constructors) code names.
+class FunctionNames : public RecursiveASTVisitor<FunctionNames> {
+public:
+  void insertNamesOf(Stmt *S) { TraverseStmt(S); }
+
+  bool VisitDeclRefExpr(DeclRefExpr *E) { return add(E->getDecl()); }
+  bool VisitMemberExpr(MemberExpr *E) { return add(E->getMemberDecl()); }
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    return add(E->getConstructor());
+  }
+
+  llvm::DenseSet<const FunctionDecl *> Names;
+
+private:
+  bool add(const Decl *D) {
+    if (const auto *FD = dyn_cast_or_null<FunctionDecl>(D))
+      Names.insert(FD->getCanonicalDecl());
+    return true;
+  }
+};
 
 /// The parts of a loop that repeat: a for's condition, increment and body,
 /// a range-for's variable and body, a while's or do's condition and body.
@@ -170,8 +205,13 @@ public:
   }
 
   /// What a lambda's body calls runs when the lambda runs, which is not
-  /// known here.
-  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  /// known here: its calls are not recorded, and the functions it names
+  /// have a caller the index does not see (as when their address is
+  /// taken), so they are never said to run once.
+  bool TraverseLambdaExpr(LambdaExpr *E) {
+    NamedInLambda.insertNamesOf(E->getBody());
+    return true;
+  }
 
   bool TraverseForStmt(ForStmt *S) { return traverseLoop(S); }
   bool TraverseCXXForRangeStmt(CXXForRangeStmt *S) { return traverseLoop(S); }
@@ -321,7 +361,11 @@ private:
 
   void pushLoop(const Stmt *Loop) {
     FunctionFrame &F = Functions.back();
-    bool Training = isTrainingLoop(Loop);
+    // A module's forward() (or a functor's operator()) runs per step: a
+    // loop of its own that only runs forwards goes over layers or time
+    // steps of that step, not over training steps.
+    bool Training =
+        isTrainingLoop(Loop, Facts.Functions[F.Fact].PerStepByConvention);
     if (Training)
       Facts.Functions[F.Fact].HasTrainingLoop = true;
     // The loops around a training loop are epoch loops.
@@ -331,7 +375,7 @@ private:
     F.Loops.push_back({Loop, placeOf(Loop->getBeginLoc())});
   }
 
-  static bool isTrainingLoop(const Stmt *Loop) {
+  static bool isTrainingLoop(const Stmt *Loop, bool BeyondForward) {
     if (const auto *RF = dyn_cast<CXXForRangeStmt>(Loop)) {
       QualType T = RF->getRangeInit()->getType().getNonReferenceType();
       if (const auto *RD = T->getAsCXXRecordDecl();
@@ -339,7 +383,7 @@ private:
         return true;
     }
     for (const Stmt *Part : repeatedParts(const_cast<Stmt *>(Loop)))
-      if (Part && stepsModel(Part))
+      if (Part && stepsModel(Part, BeyondForward))
         return true;
     return false;
   }
@@ -376,7 +420,8 @@ private:
       Facts.Calls[CallIndex].LoopHasTrainingLoop = EpochLoops.count(Loop);
     for (size_t I = 0; I < Facts.Functions.size(); ++I) {
       const FunctionDecl *FD = Defined[I];
-      Facts.Functions[I].AddressTaken = References[FD] > Calls[FD];
+      Facts.Functions[I].AddressTaken =
+          References[FD] > Calls[FD] || NamedInLambda.Names.contains(FD);
     }
     llvm::StringSet<> Seen;
     auto AddInput = [&](const std::string &Path) {
@@ -389,6 +434,25 @@ private:
     AddInput(Facts.File);
     for (const utils::FunctionFact &F : Facts.Functions)
       AddInput(F.Where.File);
+    forEachProjectFile(AddInput);
+  }
+
+  /// The project's files the translation unit read, headers that define no
+  /// function included: a changed signature or macro there changes this
+  /// file's facts (the USR of a function it calls), so the file must be
+  /// re-indexed with it.
+  template <typename Fn> void forEachProjectFile(Fn Each) {
+    for (unsigned I = 0, N = SM.local_sloc_entry_size(); I < N; ++I) {
+      const SrcMgr::SLocEntry &E = SM.getLocalSLocEntry(I);
+      if (!E.isFile() ||
+          SrcMgr::isSystem(E.getFile().getFileCharacteristic()))
+        continue;
+      OptionalFileEntryRef FE = E.getFile().getContentCache().OrigEntry;
+      FileID FID = FE ? SM.translateFile(*FE) : FileID();
+      if (FID.isValid() &&
+          !utils::isInLibTorchHeader(SM.getLocForStartOfFile(FID), SM))
+        Each(pathOf(FID));
+    }
   }
 
   ASTContext &Ctx;
@@ -401,6 +465,7 @@ private:
   llvm::DenseMap<FileID, std::string> Paths;
   std::vector<std::pair<size_t, const Stmt *>> PendingLoops;
   llvm::DenseSet<const Stmt *> EpochLoops;
+  FunctionNames NamedInLambda;
 };
 
 } // namespace

@@ -7,7 +7,12 @@ changes are reported (like clang-tidy-diff): an old anti-pattern elsewhere in
 a touched file does not block the commit.
 
   pre-commit-hook.py [--all-lines] [--checks=GLOBS] [-p BUILD_DIR]
-                     [--libtorch-tidy=PATH] [--] FILE...
+                     [--libtorch-tidy=PATH] [--cache-explain] [--] FILE...
+
+With a build directory (-p, or one found in the repository) the analyzer
+reads its project index, once `libtorch-tidy -p BUILD_DIR --update-index`
+made it, re-indexing first the files the commit changed
+(docs/project-index.md).
 
 Exit codes: 0 nothing found on the changed lines (or no C/C++ file staged),
 1 findings (printed), 2 the analyzer could not run (one line on stderr).
@@ -91,6 +96,9 @@ def parse_args(argv):
     parser.add_argument("--libtorch-tidy", dest="explicit", metavar="PATH",
                         help="the driver (default: $LIBTORCH_TIDY, PATH, "
                         "this checkout's build/)")
+    parser.add_argument("--cache-explain", action="store_true",
+                        help="say on stderr what the result cache and the "
+                        "project index reuse and what they make again")
     parser.add_argument("files", nargs="*", metavar="FILE")
     return parser.parse_intermixed_args(argv)
 
@@ -119,6 +127,8 @@ def main(argv):
     cmd = [find_analyzer(args.explicit), "--checks=" + args.checks, "--quiet"]
     if line_filter:
         cmd.append("--line-filter=" + json.dumps(line_filter))
+    if args.cache_explain:
+        cmd.append("--cache-explain")
     build = args.build or find_compile_db(top)
     # One run per file: each goes through the driver's result cache and
     # precompiled LibTorch headers (a file unchanged since its last check
@@ -131,6 +141,15 @@ def main(argv):
         proc = subprocess.run(one, capture_output=True, text=True)
         stdout += proc.stdout
         stderr += proc.stderr
+        if args.cache_explain:
+            sys.stderr.write("".join(
+                l for l in proc.stderr.splitlines(True)
+                if l.startswith("libtorch-tidy: ")))
+    # Findings that need another file's facts are missed without the
+    # project index: say when the driver could not use it.
+    for note in sorted(set(l for l in stderr.splitlines()
+                           if "the project index was not used" in l)):
+        sys.stderr.write(note + "\n")
     findings = torchtidy_scripts.findings(stdout)
     if findings:
         sys.stdout.write(stdout)

@@ -1,6 +1,7 @@
 //===--- ProjectIndex.cpp - libtorch-tidy ---------------------------------===//
 
 #include "ProjectIndex.h"
+#include "ProjectIndexFinder.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
@@ -10,6 +11,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include <atomic>
 #include <deque>
 #include <map>
 #include <set>
@@ -402,14 +404,10 @@ llvm::StringMap<StepReason> perStepClosure(const CallGraph &G) {
   return Step;
 }
 
-/// The functions that may see CUDA tensors: those that select CUDA and
-/// everything they call.
-llvm::StringSet<> cudaClosure(const CallGraph &G) {
-  llvm::StringSet<> Cuda;
-  std::deque<std::string> Work;
-  for (const auto &S : G.CudaSeeds)
-    if (Cuda.insert(S.getKey()).second)
-      Work.push_back(S.getKey().str());
+/// Adds to \p Reached what \p Work's functions call, directly or through
+/// other functions.
+void reachFrom(const CallGraph &G, std::deque<std::string> Work,
+               llvm::StringSet<> &Reached) {
   while (!Work.empty()) {
     std::string F = Work.front();
     Work.pop_front();
@@ -418,18 +416,44 @@ llvm::StringSet<> cudaClosure(const CallGraph &G) {
       continue;
     for (const CallFact *C : It->second)
       for (const std::string &T : G.targets(C->Callee))
-        if (Cuda.insert(T).second)
+        if (Reached.insert(T).second)
           Work.push_back(T);
+  }
+}
+
+/// The functions that may see CUDA tensors: those that select CUDA and
+/// everything they call, and everything a program reaches when it reaches
+/// one that selects CUDA (main picks the device through a helper, then
+/// hands it to the training code).
+llvm::StringSet<> cudaClosure(const CallGraph &G) {
+  llvm::StringSet<> Cuda;
+  std::deque<std::string> Work;
+  for (const auto &S : G.CudaSeeds)
+    if (Cuda.insert(S.getKey()).second)
+      Work.push_back(S.getKey().str());
+  reachFrom(G, std::move(Work), Cuda);
+  for (const auto &[Usr, Fn] : G.Functions) {
+    if (!Fn.IsMain || Cuda.contains(Usr))
+      continue;
+    llvm::StringSet<> Program = {Usr};
+    reachFrom(G, {Usr.str()}, Program);
+    if (llvm::any_of(Program, [&](const auto &P) {
+          return G.CudaSeeds.contains(P.getKey());
+        }))
+      for (const auto &P : Program)
+        Cuda.insert(P.getKey());
   }
   return Cuda;
 }
 
 /// Whether every way into a function is seen: it is main, or all its
 /// callers (of it or of a method it overrides) are, and its address is not
-/// taken. A cycle is not known.
+/// taken. A cycle is not known. With \p OnlyOnce, also no call on the way
+/// from main is repeated by a loop: the function runs once.
 class KnownRoots {
 public:
-  explicit KnownRoots(const CallGraph &G) : G(G) {}
+  explicit KnownRoots(const CallGraph &G, bool OnlyOnce = false)
+      : G(G), OnlyOnce(OnlyOnce) {}
 
   bool known(const std::string &Usr) {
     auto Done = Memo.find(Usr);
@@ -452,8 +476,9 @@ private:
     std::vector<const CallFact *> Callers = callersOf(Fn->second);
     if (Callers.empty())
       return false;
-    return llvm::all_of(Callers,
-                        [&](const CallFact *C) { return known(C->Caller); });
+    return llvm::all_of(Callers, [&](const CallFact *C) {
+      return !(OnlyOnce && C->Loop) && known(C->Caller);
+    });
   }
 
   /// Its callers; none when it overrides a method, whose callers (in
@@ -466,6 +491,7 @@ private:
   }
 
   const CallGraph &G;
+  bool OnlyOnce;
   std::map<std::string, bool> Memo;
 };
 
@@ -476,7 +502,7 @@ ProjectIndex mergeFacts(const std::vector<FileFacts> &Files) {
   G.closeTrainingLoops();
   llvm::StringMap<StepReason> Step = perStepClosure(G);
   llvm::StringSet<> Cuda = cudaClosure(G);
-  KnownRoots Roots(G);
+  KnownRoots Roots(G), OnceRoots(G, /*OnlyOnce=*/true);
   ProjectIndex Index;
   llvm::StringSet<> SeenInputs;
   for (const FileFacts &F : Files) {
@@ -496,7 +522,7 @@ ProjectIndex mergeFacts(const std::vector<FileFacts> &Files) {
     if (auto It = Step.find(Usr); It != Step.end())
       E.Step = It->second;
     bool Known = Roots.known(Usr.str());
-    E.Once = !E.Step && Known;
+    E.Once = !E.Step && OnceRoots.known(Usr.str());
     E.Cuda = Cuda.contains(Usr) ? CudaReach::Yes
              : Known            ? CudaReach::No
                                 : CudaReach::Unknown;
@@ -860,6 +886,19 @@ std::string usrOf(const Decl *D) {
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); MD && MD->isConst())
     Key += "const";
   return "f:" + Key;
+}
+
+namespace {
+std::atomic<ProjectIndexFinder> Finder{nullptr};
+} // namespace
+
+void setProjectIndexFinder(ProjectIndexFinder F) { Finder = F; }
+
+bool hasProjectIndexFinder() { return Finder != nullptr; }
+
+std::string findProjectIndex(llvm::StringRef MainFile) {
+  ProjectIndexFinder F = Finder;
+  return F && !MainFile.empty() ? F(MainFile) : std::string();
 }
 
 } // namespace clang::tidy::torch::utils

@@ -1,6 +1,7 @@
 //===--- TorchCheck.cpp - libtorch-tidy -----------------------------------===//
 
 #include "TorchCheck.h"
+#include "ProjectIndexFinder.h"
 #include "llvm/Support/FileSystem.h"
 #include "LibTorchHeaders.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
@@ -48,12 +49,13 @@ bool enablesOnlyTorchChecks(llvm::StringRef Checks) {
 }
 
 const utils::ProjectIndex *TorchCheck::projectIndex(const SourceManager &SM) {
-  if (IndexPath.empty())
+  if (IndexPath.empty() && !utils::hasProjectIndexFinder())
     return nullptr;
   FileID Main = SM.getMainFileID();
   if (IndexFor == Main)
     return Index.get();
   IndexFor = Main;
+  Index.reset();
   std::string MainFile;
   if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(Main)) {
     llvm::SmallString<256> Real;
@@ -61,8 +63,13 @@ const utils::ProjectIndex *TorchCheck::projectIndex(const SourceManager &SM) {
                    ? FE->getName().str()
                    : Real.str().str();
   }
+  // A host that finds the index itself (libtorch-clangd): none is no index.
+  std::string Path =
+      IndexPath.empty() ? utils::findProjectIndex(MainFile) : IndexPath;
+  if (Path.empty())
+    return nullptr;
   std::string Why;
-  Index = utils::loadProjectIndex(IndexPath, MainFile, Why);
+  Index = utils::loadProjectIndex(Path, MainFile, Why);
   // Whether there was an index at all is an answer the findings depend on.
   utils::recordIndexAnswer("loaded", "", Index ? "yes" : "no");
   if (!Index && !SaidWhy) {

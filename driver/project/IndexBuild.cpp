@@ -175,6 +175,15 @@ private:
   std::vector<std::string> Failed;
 };
 
+/// What names the program that makes the facts: a new build of it (another
+/// collector) makes every file's facts again, as it makes every result
+/// again.
+std::string programStamp(llvm::StringRef Self) {
+  std::optional<ttu::FileStamp> S = ttu::stampOf(Self);
+  return S ? std::to_string(S->Size) + " " + std::to_string(S->ModifiedNs)
+           : std::string();
+}
+
 llvm::Expected<std::vector<IndexedFile>>
 databaseFiles(const IndexOptions &O, llvm::StringRef FactsDir) {
   llvm::SmallString<256> DBPath(O.BuildDir);
@@ -186,6 +195,7 @@ databaseFiles(const IndexOptions &O, llvm::StringRef FactsDir) {
     return failure(DBPath + ": " + llvm::StringRef(Error).split('\n').first);
   std::vector<std::string> Sources = DB->getAllFiles();
   llvm::sort(Sources);
+  std::string Program = programStamp(O.Self);
   std::vector<IndexedFile> Files;
   for (const std::string &Source : Sources) {
     IndexedFile F;
@@ -193,7 +203,7 @@ databaseFiles(const IndexOptions &O, llvm::StringRef FactsDir) {
     llvm::SmallString<256> P(FactsDir);
     llvm::sys::path::append(P, sha256({Source}).substr(0, 32) + ".facts");
     F.FactsPath = P.str().str();
-    std::vector<std::string> Key = {Source};
+    std::vector<std::string> Key = {Program, Source};
     for (const clang::tooling::CompileCommand &C :
          DB->getCompileCommands(Source)) {
       Key.push_back(C.Directory);
