@@ -4,6 +4,7 @@
   real-code.py LABELS.tsv MIRROR_DIR [--repos REPOS.tsv] [--driver PATH]
                [--torch26 ROOT] [--jobs N] [--json OUT] [--require P,R [--one-file]]
                [--cache-dir DIR] [--findings EARLIER.json]
+               [--project] [--only-repo REPO ...]
                [--fix-check [--cxx CLANG++] [--show-diff]]
 
 LABELS.tsv (header line, tab-separated):
@@ -36,7 +37,26 @@ within 2 lines (one site only), a note for the site at its line. Exit status: 0,
 what one file can decide), 2 on bad input (a label whose line_sha1 does not match
 the file's line is an error). --findings scores the findings stored by an
 earlier --json run against the labels as they are now (after new labels,
-without running the driver again).
+without running the driver again). The tables: all sites, the sites without
+[cross-file] (what one file decides), the [cross-file] sites alone.
+--only-repo REPO (repeatable) keeps the labels of those repositories only.
+
+--project analyses each repository as a whole project instead, as users run
+it on their build: WORK/<owner>+<name>-db/compile_commands.json (outside the
+extracted tree) lists every translation unit of the repository (.c, .cc,
+.cpp, .cxx files, vendored folders included) with the per-file mode's flags,
+run from the repository's root, and the driver runs once per repository:
+  libtorch-tidy --checks='-*,torch-*' -p WORK/<owner>+<name>-db --jobs=N
+                --header-filter=ROOT/.* --export-findings=WORK/<...>-db/findings.json
+Labelled headers are analysed through the translation units that include
+them (the header filter reports their findings; one finding per file, line,
+check and kind is kept); a labelled header that no translation unit includes
+(the #include lines followed textually, #if not evaluated) is added to the
+database on its own, as the per-file mode analyses it. The findings are read
+from the driver's output and scored as in the per-file mode; compiler errors
+are listed by the file they are in. The JSON records "mode" ("per-file" or
+"project") and, for --project, each repository's run ("project_runs": files,
+headers alone, seconds, exit code).
 
 --fix-check scores nothing: for each labelled file, on a scratch copy of its
 extracted repository, it applies the fixes (--fix), checks that the fixed
