@@ -3,7 +3,7 @@
 
   index-cost.py LABELS.tsv MIRROR_DIR [--repo OWNER/NAME] [--driver PATH]
                 [--torch26 ROOT] [--jobs N] [--repeat N] [--work-dir DIR]
-                [--cache-root DIR] [--json OUT]
+                [--cache-root DIR] [--baseline-driver PATH] [--json OUT]
 
 The repository (default prabhuomkar/pytorch-cpp) is extracted at its
 labelled commit and given a compile_commands.json of all its translation
@@ -17,7 +17,11 @@ directory where it says "cold":
                                                            nothing changed)
 
 and prints the median of each, the ratio index cold / analysis and the warm
-refresh time (the targets: one light pass per file, under a second). A
+refresh time (the targets: one light pass per file, under a second). With
+--baseline-driver (a driver built without the index, e.g. from the commit
+before it), a fourth run times that driver's whole-project analysis, cold,
+and the ratio analysis / baseline says what the index adds to a
+whole-project run (the target: at most 1.20). A
 driver that does not know --update-index makes the index rows "not
 available". The runs of a repetition are interleaved, so a machine that
 slows down over time weighs on all of them alike; give --repeat 3 or more on
@@ -61,6 +65,8 @@ def parse_args(argv):
         tempfile.gettempdir(), f"libtorch-tidy-real-code-{os.getuid()}"))
     p.add_argument("--cache-root", default=tempfile.gettempdir(),
                    help="where the fresh cache directories are made (and removed)")
+    p.add_argument("--baseline-driver", metavar="PATH",
+                   help="also time this driver's whole-project analysis (one without the index)")
     p.add_argument("--json", help="write every time measured as JSON")
     return p.parse_args(argv)
 
@@ -97,13 +103,16 @@ def timed(command, cwd):
     return seconds
 
 
-def one_repetition(root, db_dir, rargs, real_code, cache_root):
-    """The three runs, each cold one in a fresh empty cache directory."""
+def one_repetition(root, db_dir, rargs, real_code, args):
+    """The runs, each cold one in a fresh empty cache directory."""
     times = {}
-    for name, extra in (("analysis", []), ("index cold", ["--update-index"])):
-        cache = tempfile.mkdtemp(prefix="index-cost-", dir=cache_root)
+    runs = [("analysis", args.driver, []), ("index cold", args.driver, ["--update-index"])]
+    if args.baseline_driver:
+        runs.append(("baseline", args.baseline_driver, []))
+    for name, driver, extra in runs:
+        cache = tempfile.mkdtemp(prefix="index-cost-", dir=args.cache_root)
         try:
-            rargs.cache_dir = cache
+            rargs.cache_dir, rargs.driver = cache, driver
             times[name] = timed(real_code.project_command(db_dir, root, rargs, extra), root)
             if extra:
                 times["index warm"] = (timed(real_code.project_command(db_dir, root, rargs, extra),
@@ -132,6 +141,8 @@ def print_report(repo, units, runs):
     print(f"  index cold / analysis: {ratio}")
     print(f"  warm refresh: {fmt_seconds(warm)}"
           + ("" if warm is None else f" ({'under' if warm < 1 else 'over'} 1 s)"))
+    if medians.get("baseline"):
+        print(f"  analysis / baseline: {analysis / medians['baseline']:.2f}")
     return medians
 
 
@@ -142,7 +153,7 @@ def main(argv):
         root, db_dir, rargs, units = project_database(args, real_code)
         runs = []
         for repetition in range(max(1, args.repeat)):
-            runs.append(one_repetition(root, db_dir, rargs, real_code, args.cache_root))
+            runs.append(one_repetition(root, db_dir, rargs, real_code, args))
             print(f"repetition {repetition + 1}: "
                   + ", ".join(f"{k} {fmt_seconds(v)}" for k, v in runs[-1].items()),
                   file=sys.stderr)
