@@ -90,7 +90,8 @@ def project_database(args, real_code):
 
 def timed(command, cwd):
     """Seconds the command took, or None when the driver has no
-    --update-index; other failures end the script."""
+    --update-index. A run that fails is still timed (files with compiler
+    errors are part of a real project), and its output's end is shown."""
     start = time.monotonic()
     out = subprocess.run(command, cwd=cwd, capture_output=True, text=True, errors="replace",
                          check=False)
@@ -98,8 +99,8 @@ def timed(command, cwd):
     if NOT_AVAILABLE in out.stderr:
         return None
     if out.returncode not in (0, 1):
-        tail = "\n".join((out.stdout + out.stderr).splitlines()[-10:])
-        raise RuntimeError(f"{' '.join(command)}: exit code {out.returncode}\n{tail}")
+        tail = "\n".join("  " + line for line in (out.stdout + out.stderr).splitlines()[-10:])
+        print(f"warning: {' '.join(command)}: exit code {out.returncode}\n{tail}", file=sys.stderr)
     return seconds
 
 
@@ -157,7 +158,7 @@ def main(argv):
             print(f"repetition {repetition + 1}: "
                   + ", ".join(f"{k} {fmt_seconds(v)}" for k, v in runs[-1].items()),
                   file=sys.stderr)
-    except (real_code.InputError, OSError, RuntimeError) as e:
+    except (real_code.InputError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     medians = print_report(args.repo, units, runs)
