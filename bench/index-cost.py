@@ -98,6 +98,10 @@ def timed(command, cwd):
     seconds = time.monotonic() - start
     if NOT_AVAILABLE in out.stderr:
         return None
+    # The driver's own summary: files, findings, files re-indexed.
+    for line in out.stdout.splitlines():
+        if line.startswith("libtorch-tidy: "):
+            print(f"  {line}", file=sys.stderr)
     if out.returncode not in (0, 1):
         tail = "\n".join("  " + line for line in (out.stdout + out.stderr).splitlines()[-10:])
         print(f"warning: {' '.join(command)}: exit code {out.returncode}\n{tail}", file=sys.stderr)

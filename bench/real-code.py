@@ -438,7 +438,10 @@ def run_project(repo, labels, repos, roots, args):
                          errors="replace", check=False)
     seconds = time.monotonic() - start
     findings, errors = parse_output(out.stdout + "\n" + out.stderr, root)
-    failures = [line for line in out.stderr.splitlines() if line.startswith("error: ")]
+    # The driver's errors, and its notes (a file the project index has no
+    # facts of).
+    failures = [line for line in out.stderr.splitlines()
+                if line.startswith(("error: ", "libtorch-tidy: note: "))]
     run = {"files": len(flags_of), "headers_alone": alone, "seconds": round(seconds, 1),
            "exit_code": out.returncode, "failures": failures}
     return findings, errors, run
