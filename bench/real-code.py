@@ -4,6 +4,7 @@
   real-code.py LABELS.tsv MIRROR_DIR [--repos REPOS.tsv] [--driver PATH]
                [--torch26 ROOT] [--jobs N] [--json OUT] [--require P,R [--one-file]]
                [--cache-dir DIR] [--findings EARLIER.json]
+               [--project] [--only-repo REPO ...]
                [--fix-check [--cxx CLANG++] [--show-diff]]
 
 LABELS.tsv (header line, tab-separated):
@@ -36,7 +37,26 @@ within 2 lines (one site only), a note for the site at its line. Exit status: 0,
 what one file can decide), 2 on bad input (a label whose line_sha1 does not match
 the file's line is an error). --findings scores the findings stored by an
 earlier --json run against the labels as they are now (after new labels,
-without running the driver again).
+without running the driver again). The tables: all sites, the sites without
+[cross-file] (what one file decides), the [cross-file] sites alone.
+--only-repo REPO (repeatable) keeps the labels of those repositories only.
+
+--project analyses each repository as a whole project instead, as users run
+it on their build: WORK/<owner>+<name>-db/compile_commands.json (outside the
+extracted tree) lists every translation unit of the repository (.c, .cc,
+.cpp, .cxx files, vendored folders included) with the per-file mode's flags,
+run from the repository's root, and the driver runs once per repository:
+  libtorch-tidy --checks='-*,torch-*' -p WORK/<owner>+<name>-db --jobs=N
+                --header-filter=ROOT/.* --export-findings=WORK/<...>-db/findings.json
+Labelled headers are analysed through the translation units that include
+them (the header filter reports their findings; one finding per file, line,
+check and kind is kept); a labelled header that no translation unit includes
+(the #include lines followed textually, #if not evaluated) is added to the
+database on its own, as the per-file mode analyses it. The findings are read
+from the driver's output and scored as in the per-file mode; compiler errors
+are listed by the file they are in. The JSON records "mode" ("per-file" or
+"project") and, for --project, each repository's run ("project_runs": files,
+headers alone, seconds, exit code).
 
 --fix-check scores nothing: for each labelled file, on a scratch copy of its
 extracted repository, it applies the fixes (--fix), checks that the fixed
@@ -58,6 +78,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "scripts"))
@@ -65,6 +86,10 @@ import torchtidy_scripts  # noqa: E402
 
 SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".cuh", ".h", ".hh",
                    ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tpp", ".inc")
+# What --project lists in the compilation database (headers are reached
+# through them).
+COMPILED_SUFFIXES = (".c", ".cc", ".cpp", ".cxx")
+INCLUDE_LINE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(["<])([^">\n]+)[">]', re.M)
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tpp", ".cuh", ".inc")
 LABEL_FIELDS = ["repo", "commit", "path", "line", "check", "verdict", "line_sha1", "reason"]
 REPO_FIELDS = ["repo", "commit", "generation", "includes", "flags", "deps", "note"]
@@ -302,6 +327,151 @@ def parse_output(text, root):
 
 
 # ----------------------------------------------------------------------------
+# --project: one whole-project run (libtorch-tidy -p DB) per repository.
+
+def translation_units(root):
+    """Every compiled source file under root (relative paths, sorted)."""
+    units = []
+    for folder, _, names in os.walk(root):
+        units += [os.path.relpath(os.path.join(folder, n), root) for n in names
+                  if n.lower().endswith(COMPILED_SUFFIXES)]
+    return sorted(units)
+
+
+def include_folders(flags):
+    """The folders of -I, -iquote and -isystem flags, in order."""
+    return [value for flag, value in zip(flags, flags[1:])
+            if flag in ("-I", "-iquote", "-isystem")]
+
+
+def includes_of(path, memo):
+    """The names the file #includes, each with whether it is quoted."""
+    if path not in memo:
+        try:
+            with open(path, "rb") as f:
+                text = f.read()
+        except OSError:
+            text = b""
+        memo[path] = [(m[1] == b'"', m[2].decode("utf-8", "surrogateescape"))
+                      for m in INCLUDE_LINE.finditer(text)]
+    return memo[path]
+
+
+def resolve_include(name, quoted, includer, folders, root):
+    """The project file an #include names (as the compiler searches: the
+    includer's folder first for a quoted one), or None outside the project."""
+    candidates = ([os.path.dirname(includer)] if quoted else []) + folders
+    prefix = os.path.normpath(root) + os.sep
+    for folder in candidates:
+        path = os.path.normpath(os.path.join(folder, name))
+        if os.path.isfile(path):
+            return path if path.startswith(prefix) else None
+    return None
+
+
+def reached_files(root, units, flags_of):
+    """The project files the translation units include, directly or not.
+    Textual: #if around an #include is not evaluated, so a header only
+    included under a condition that is off counts as reached."""
+    reached, memo = set(), {}
+    for unit in units:
+        folders = include_folders(flags_of[unit])
+        todo = [os.path.join(root, unit)]
+        seen = set(todo)
+        while todo:
+            includer = todo.pop()
+            for quoted, name in includes_of(includer, memo):
+                path = resolve_include(name, quoted, includer, folders, root)
+                if path and path not in seen:
+                    seen.add(path)
+                    todo.append(path)
+        reached |= {relative(p, root) for p in seen}
+    return reached
+
+
+def project_entries(repo, labels, repos, roots, args):
+    """The files of the repository's compilation database with their flags:
+    every translation unit, and the labelled headers none of them includes
+    (analysed on their own, as the per-file mode does)."""
+    root = roots[repo]
+    units = translation_units(root)
+    flags_of = {u: compile_flags(repos[repo], root, u, args) for u in units}
+    reached = reached_files(root, units, flags_of)
+    alone = sorted({l["path"] for l in labels if l["repo"] == repo} - reached - set(units))
+    for path in alone:
+        flags_of[path] = compile_flags(repos[repo], root, path, args)
+    return flags_of, alone
+
+
+def write_database(repo, flags_of, root, work_dir):
+    """WORK/<owner>+<name>-db/compile_commands.json (outside the extracted
+    tree): each file with the per-file mode's command, run from the
+    repository's root as the per-file mode runs it."""
+    db_dir = os.path.join(work_dir, repo.replace("/", "+") + "-db")
+    os.makedirs(db_dir, exist_ok=True)
+    entries = [{"directory": root, "file": os.path.join(root, path),
+                "arguments": ["clang++", *flags, "-c", os.path.join(root, path)]}
+               for path, flags in sorted(flags_of.items())]
+    with open(os.path.join(db_dir, "compile_commands.json"), "w", encoding="utf-8") as f:
+        json.dump(entries, f, indent=1)
+    return db_dir
+
+
+def project_command(db_dir, root, args, extra=()):
+    """The driver's whole-project run on a database (no files named)."""
+    cache = [f"--cache-dir={args.cache_dir}"] if args.cache_dir else []
+    return [args.driver, "--checks=-*,torch-*", "--quiet", *cache,
+            f"--header-filter={re.escape(root)}/.*", f"--jobs={max(1, args.jobs)}",
+            "-p", db_dir, *extra]
+
+
+def run_project(repo, labels, repos, roots, args):
+    """One repository's whole-project run: its findings, compiler errors (by
+    the file they are in), failures the driver reported, and a summary."""
+    root = roots[repo]
+    flags_of, alone = project_entries(repo, labels, repos, roots, args)
+    db_dir = write_database(repo, flags_of, root, args.work_dir)
+    command = project_command(db_dir, root, args,
+                              [f"--export-findings={os.path.join(db_dir, 'findings.json')}"])
+    start = time.monotonic()
+    out = subprocess.run(command, cwd=root, capture_output=True, text=True,
+                         errors="replace", check=False)
+    seconds = time.monotonic() - start
+    findings, errors = parse_output(out.stdout + "\n" + out.stderr, root)
+    # The driver's errors, and its notes (a file the project index has no
+    # facts of).
+    failures = [line for line in out.stderr.splitlines()
+                if line.startswith(("error: ", "libtorch-tidy: note: "))]
+    run = {"files": len(flags_of), "headers_alone": alone, "seconds": round(seconds, 1),
+           "exit_code": out.returncode, "failures": failures}
+    return findings, errors, run
+
+
+def unique_findings(findings):
+    """One finding per (file, line, check, kind): a header's finding comes
+    from every translation unit that includes it."""
+    kept = {}
+    for finding in sorted(findings):
+        kept.setdefault(finding[:4], finding)
+    return sorted(kept.values())
+
+
+def analyse_project(labels, repos, roots, args):
+    findings, errors, runs = {}, {}, {}
+    for repo in sorted(roots):
+        found, errs, runs[repo] = run_project(repo, labels, repos, roots, args)
+        run = runs[repo]
+        print(f"{repo}: {run['files']} files ({len(run['headers_alone'])} headers alone) "
+              f"in {run['seconds']} s, exit code {run['exit_code']}", file=sys.stderr)
+        for line in run["failures"]:
+            print(f"  {line}", file=sys.stderr)
+        findings[repo] = unique_findings(found)
+        for path, line, msg in errs:
+            errors.setdefault((repo, path), []).append((path, line, msg))
+    return findings, errors, runs
+
+
+# ----------------------------------------------------------------------------
 # Scoring.
 
 def hit_sites(labels, findings_by_repo):
@@ -349,15 +519,16 @@ def score(labels, findings_by_repo):
             row["fp"] += hit
             if hit:
                 row["false_positives"].append(label)
-        if CROSS_FILE not in label["reason"]:
-            key = "true" if label["verdict"] == "TRUE" else "false"
-            row[key + "_one_file"] = row.get(key + "_one_file", 0) + 1
-            hit_key = "tp" if label["verdict"] == "TRUE" else "fp"
-            row[hit_key + "_one_file"] = row.get(hit_key + "_one_file", 0) + hit
+        scope = "_cross_file" if CROSS_FILE in label["reason"] else "_one_file"
+        key = "true" if label["verdict"] == "TRUE" else "false"
+        row[key + scope] = row.get(key + scope, 0) + 1
+        hit_key = "tp" if label["verdict"] == "TRUE" else "fp"
+        row[hit_key + scope] = row.get(hit_key + scope, 0) + hit
     for row in table.values():
         row["precision"], row["recall"] = ratios(row["tp"], row["fp"], row["true"])
-        row["precision_one_file"], row["recall_one_file"] = ratios(
-            row.get("tp_one_file", 0), row.get("fp_one_file", 0), row.get("true_one_file", 0))
+        for scope in ("_one_file", "_cross_file"):
+            row["precision" + scope], row["recall" + scope] = ratios(
+                row.get("tp" + scope, 0), row.get("fp" + scope, 0), row.get("true" + scope, 0))
     return table
 
 
@@ -385,16 +556,24 @@ def print_table(table):
           f"{total['fp']:5}/{total['false']:<5}{'':5} {fmt(precision):>9}")
 
 
-def print_one_file_table(table):
-    """The same without the sites only another file decides: what analysis of
-    one file at a time can be expected to get right."""
-    print(f"\nwithout {CROSS_FILE} sites (what one file shows):")
+def print_scope_table(table, title, scope):
+    """The table on part of the sites (scope: a key suffix of score's rows)."""
+    print(f"\n{title}:")
     for check in sorted(table):
         row = table[check]
-        print(f"{check:40} {fmt(row['recall_one_file']):>6} "
-              f"({row.get('tp_one_file', 0):3}/{row.get('true_one_file', 0):3}){'':11} "
-              f"{row.get('fp_one_file', 0):5}/{row.get('false_one_file', 0):<5}{'':5} "
-              f"{fmt(row['precision_one_file']):>9}")
+        print(f"{check:40} {fmt(row['recall' + scope]):>6} "
+              f"({row.get('tp' + scope, 0):3}/{row.get('true' + scope, 0):3}){'':11} "
+              f"{row.get('fp' + scope, 0):5}/{row.get('false' + scope, 0):<5}{'':5} "
+              f"{fmt(row['precision' + scope]):>9}")
+
+
+def print_one_file_table(table):
+    """The same without the sites only another file decides: what analysis of
+    one file at a time can be expected to get right; then those sites alone,
+    what a whole-project run adds."""
+    print_scope_table(table, f"without {CROSS_FILE} sites (what one file shows)", "_one_file")
+    print_scope_table(table, f"{CROSS_FILE} sites only (what another file decides)",
+                      "_cross_file")
 
 
 def print_sites(title, table, key):
@@ -455,17 +634,30 @@ def parse_args(argv):
     p.add_argument("--cache-dir", help="the driver's result cache (default: the driver's own)")
     p.add_argument("--findings", metavar="JSON",
                    help="score the findings of an earlier --json run instead of running the driver")
+    p.add_argument("--project", action="store_true",
+                   help="one whole-project run (libtorch-tidy -p DB) per repository, over a "
+                   "compile_commands.json of all its translation units, instead of one run per "
+                   "labelled file")
+    p.add_argument("--only-repo", action="append", metavar="REPO",
+                   help="only the labels of this repository (owner/name; repeatable)")
     p.add_argument("--fix-check", action="store_true",
                    help="instead of scoring: on a scratch copy of each labelled file's repository, "
                    "apply the fixes, check the file still compiles and a second --fix changes nothing")
     p.add_argument("--cxx", default=shutil.which("clang++-19") or "clang++",
                    help="compiler for --fix-check's syntax checks")
     p.add_argument("--show-diff", action="store_true", help="--fix-check: print every file's fixes")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    # The drivers run in the repositories' folders: paths must not depend on ours.
+    args.work_dir = os.path.abspath(args.work_dir)
+    return args
 
 
 def prepare(args):
     labels = read_tsv(args.labels, LABEL_FIELDS)
+    if args.only_repo:
+        labels = [l for l in labels if l["repo"] in args.only_repo]
+        if not labels:
+            raise InputError(f"no labels of {', '.join(args.only_repo)}")
     repos_path = args.repos or os.path.join(os.path.dirname(os.path.abspath(args.labels)), "repos.tsv")
     repos = {r["repo"]: r for r in read_tsv(repos_path, REPO_FIELDS)}
     for label in labels:
@@ -563,14 +755,21 @@ def main(argv):
             return 2
         if args.fix_check:
             return run_fix_check(labels, repos, roots, args)
+        start = time.monotonic()
+        runs, mode = None, "project" if args.project else "per-file"
         if args.findings:
-            findings, errors = load_findings(args.findings)
+            findings, errors, mode = load_findings(args.findings)
+        elif args.project:
+            findings, errors, runs = analyse_project(labels, repos, roots, args)
         else:
             findings, errors = analyse(labels, repos, roots, args)
+        if not args.findings:
+            print(f"{mode} analysis: {time.monotonic() - start:.0f} s", file=sys.stderr)
     except (InputError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     table = score(labels, findings)
+    print(f"mode: {mode}")
     print_table(table)
     print_one_file_table(table)
     print_sites("missed TRUE sites", table, "missed")
@@ -580,7 +779,7 @@ def main(argv):
         print(f"  {repo} {path}: {len(errs)} error(s), first: {errs[0][0]}:{errs[0][1]}: {errs[0][2]}")
     print_unlabelled(labels, findings)
     if args.json:
-        write_json(args.json, table, findings, errors)
+        write_json(args.json, table, findings, errors, mode, runs)
     failing = unmet(table, args.require, args.one_file)
     for f in failing:
         print(f"requirement not met: {f}", file=sys.stderr)
@@ -593,17 +792,20 @@ def load_findings(path):
     findings = {r: [tuple(f) for f in fs] for r, fs in data["findings"].items()}
     errors = {tuple(key.split(" ", 1)): [tuple(e) for e in errs]
               for key, errs in data["compiler_errors"].items()}
-    return findings, errors
+    return findings, errors, data.get("mode", "per-file")
 
 
-def write_json(path, table, findings, errors):
+def write_json(path, table, findings, errors, mode, runs):
     data = {"checks": {c: {k: v for k, v in row.items() if k not in ("missed", "false_positives")}
                        | {"missed": [f"{s['repo']} {s['path']}:{s['line']}" for s in row["missed"]],
                           "false_positives": [f"{s['repo']} {s['path']}:{s['line']}"
                                               for s in row["false_positives"]]}
                        for c, row in table.items()},
             "findings": {r: [list(f) for f in fs] for r, fs in findings.items()},
-            "compiler_errors": {f"{r} {p}": [list(e) for e in errs] for (r, p), errs in errors.items()}}
+            "compiler_errors": {f"{r} {p}": [list(e) for e in errs] for (r, p), errs in errors.items()},
+            "mode": mode}
+    if runs is not None:
+        data["project_runs"] = runs
     with open(path, "w", encoding="utf-8") as f:
         json.dump(data, f, indent=1)
 
