@@ -247,9 +247,14 @@ HostSyncInLoopCheck::perStepReason(const FunctionDecl *FD, ASTContext &Ctx,
   if (!Index || !FD->hasBody() ||
       utils::isInLibTorchHeader(FD->getLocation(), SM))
     return nullptr;
+  // Only a function with a sync to report asks the index: a stored result
+  // is replayed while the index gives the answers it asked for, so each
+  // question is one more reason to analyze the file again.
+  const FunctionWalk &W = walkOf(FD, Ctx, SM);
+  if (W.F.Reported.empty() || W.R.HasTrainingLoop)
+    return nullptr;
   const utils::StepReason *Why = Index->perStep(utils::usrOf(FD));
-  if (!Why || !mayRunOnDevice(FD, /*PerStep=*/true, Ctx, SM) ||
-      walkOf(FD, Ctx, SM).R.HasTrainingLoop)
+  if (!Why || !mayRunOnDevice(FD, /*PerStep=*/true, Ctx, SM))
     return nullptr;
   return Why;
 }
