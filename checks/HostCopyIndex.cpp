@@ -1,6 +1,7 @@
 //===--- HostCopyIndex.cpp - libtorch-tidy --------------------------------===//
 
 #include "HostCopyIndex.h"
+#include "HostSyncAnalysis.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/LibTorchHeaders.h"
 #include "utils/ParentWalk.h"
@@ -30,6 +31,23 @@ std::string enclosingUsr(const Stmt *S, ASTContext &Ctx,
                          const FunctionDecl *&Fn) {
   Fn = ownFunction(S, Ctx);
   return Fn ? utils::usrOf(Fn) : "";
+}
+
+/// A method of a class that names CUDA in one of its methods here: the
+/// device is often a member its constructor chooses (`device == "cuda" ?
+/// kCUDA : kCPU`), which the index's call graph does not follow to the
+/// other methods.
+bool classNamesCuda(const FunctionDecl *Fn, ASTContext &Ctx) {
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Fn);
+  if (!MD)
+    return false;
+  for (const Decl *D : MD->getParent()->decls()) {
+    const auto *M = dyn_cast<CXXMethodDecl>(D);
+    const FunctionDecl *Def = M ? M->getDefinition() : nullptr;
+    if (Def && hostsync::mentionsCuda(Def, Ctx, Ctx.getSourceManager()))
+      return true;
+  }
+  return false;
 }
 
 } // namespace
@@ -88,7 +106,7 @@ bool seesOnlyHostTensors(const Stmt *S, ASTContext &Ctx,
       Usr.empty() ? utils::CudaReach::Unknown : Index->cudaReach(Usr);
   if (Reach == utils::CudaReach::Unknown)
     return !Index->selectsCuda();
-  return Reach == utils::CudaReach::No;
+  return Reach == utils::CudaReach::No && !classNamesCuda(Fn, Ctx);
 }
 
 bool indexReturnsHostData(const FunctionDecl *FD,
