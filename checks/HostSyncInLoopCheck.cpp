@@ -196,17 +196,22 @@ void HostSyncInLoopCheck::checkLoop(const Stmt *Loop, ASTContext &Ctx,
   if (utils::isInLibTorchHeader(Loop->getBeginLoc(), SM) ||
       !isLoop(Loop, Ctx) || isPerDeviceLoop(Loop))
     return;
-  if (!mayRunOnDevice(utils::enclosingFunction(Loop, Ctx), /*PerStep=*/false,
-                      Ctx, SM))
-    return;
   // Loops in template instantiations are analyzed with their real types; a
   // site seen in several instantiations is reported once.
   WalkResult R = analysis(Ctx, SM).walkLoop(Loop);
-  if (R.HasTrainingLoop || R.Sites.empty() || runsOnlyOnCpu(Loop, Ctx))
+  if (R.HasTrainingLoop || R.Sites.empty())
+    return;
+  Findings Worth = findingsOf(R, SM);
+  // The device is asked only with something to report: a stored result is
+  // replayed while the project index gives the answers it asked for.
+  if (Worth.Reported.empty() ||
+      !mayRunOnDevice(utils::enclosingFunction(Loop, Ctx), /*PerStep=*/false,
+                      Ctx, SM) ||
+      runsOnlyOnCpu(Loop, Ctx))
     return;
   const bool InInstantiation =
       !match(stmt(isInTemplateInstantiation()), *Loop, Ctx).empty();
-  for (const Finding &Found : findingsOf(R, SM).Reported) {
+  for (const Finding &Found : Worth.Reported) {
     // A sync in a function that runs per step is reported there, once.
     if (!Found.S->Sync.Through.empty() &&
         reportedPerStep(Found.S->Sync, Ctx, SM))
