@@ -6,6 +6,7 @@
 #include "utils/ConstantFacts.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/LibTorchHeaders.h"
+#include "utils/TorchCheck.h"
 #include "utils/ProjectIndex.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -179,7 +180,7 @@ struct FunctionFrame {
 class FactsWalker : public RecursiveASTVisitor<FactsWalker> {
 public:
   FactsWalker(ASTContext &Ctx, utils::FileFacts &Facts)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Facts(Facts), Devices(Ctx) {}
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Facts(Facts) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitImplicitCode() const { return false; }
@@ -458,7 +459,6 @@ private:
   ASTContext &Ctx;
   const SourceManager &SM;
   utils::FileFacts &Facts;
-  utils::DeviceAnalysis Devices;
   std::vector<FunctionFrame> Functions;
   std::vector<const FunctionDecl *> Defined;
   llvm::DenseMap<const FunctionDecl *, unsigned> Calls, References;
@@ -501,13 +501,7 @@ void ProjectFactsCollector::check(const MatchFinder::MatchResult &Result) {
     LastFacts = utils::serializeFacts(Facts);
     return;
   }
-  const SourceManager &SM = Ctx.getSourceManager();
-  std::vector<Decl *> Narrow;
-  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
-    if (!utils::isInLibTorchHeader(D->getBeginLoc(), SM) ||
-        !utils::isInLibTorchHeader(D->getLocation(), SM))
-      Narrow.push_back(D);
-  Ctx.setTraversalScope(Narrow);
+  Ctx.setTraversalScope(declsOutsideLibTorch(Ctx));
   utils::FileFacts Facts;
   FactsWalker(Ctx, Facts).walk();
   LastFacts = utils::serializeFacts(Facts);

@@ -87,6 +87,16 @@ void TorchCheck::registerMatchers(MatchFinder *Finder) {
 
 // The translation unit is matched before the traversal enters its children,
 // and RecursiveASTVisitor reads the traversal scope only then.
+std::vector<Decl *> declsOutsideLibTorch(ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::vector<Decl *> Narrow;
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (!utils::isInLibTorchHeader(D->getBeginLoc(), SM) ||
+        !utils::isInLibTorchHeader(D->getLocation(), SM))
+      Narrow.push_back(D);
+  return Narrow;
+}
+
 void TraversalScopeLimiter::run(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   std::vector<Decl *> Scope = Ctx.getTraversalScope();
@@ -95,16 +105,10 @@ void TraversalScopeLimiter::run(const MatchFinder::MatchResult &Result) {
   const std::optional<std::string> &Checks = Context->getOptions().Checks;
   if (!Checks || !enablesOnlyTorchChecks(*Checks))
     return;
-  const SourceManager &SM = Ctx.getSourceManager();
-  std::vector<Decl *> Narrow;
-  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
-    if (!utils::isInLibTorchHeader(D->getBeginLoc(), SM) ||
-        !utils::isInLibTorchHeader(D->getLocation(), SM))
-      Narrow.push_back(D);
   // It stays narrow to the end: checks that ask for parents when matching
   // is over (diagnostics emitted at the end of the translation unit) would
   // otherwise build the parent map of every header.
-  Ctx.setTraversalScope(Narrow);
+  Ctx.setTraversalScope(declsOutsideLibTorch(Ctx));
 }
 
 } // namespace clang::tidy::torch

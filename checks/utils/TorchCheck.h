@@ -12,6 +12,7 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Lex/Preprocessor.h"
+#include <vector>
 
 namespace clang::tidy::torch {
 
@@ -32,6 +33,10 @@ public:
 private:
   ClangTidyContext *Context;
 };
+
+/// The top-level declarations of the translation unit outside LibTorch's
+/// headers: the traversal scope of a run that looks at user code only.
+std::vector<Decl *> declsOutsideLibTorch(ASTContext &Ctx);
 
 /// True when every check the glob list \p Checks enables is a torch check
 /// (compiler diagnostics aside).

@@ -268,11 +268,6 @@ std::string indexPathFor(llvm::StringRef CacheDir, llvm::StringRef BuildDir) {
   return P.str().str();
 }
 
-std::string indexDigest(llvm::StringRef IndexPath) {
-  auto Buffer = llvm::MemoryBuffer::getFile(IndexPath);
-  return Buffer ? sha256({(*Buffer)->getBuffer().str()}) : "";
-}
-
 llvm::Expected<std::string> ensureIndex(const IndexOptions &O,
                                         bool SelectsCuda) {
   std::string Path = indexPathFor(O.CacheDir, O.BuildDir);

@@ -60,9 +60,6 @@ refreshIndex(const IndexOptions &O,
 llvm::Expected<std::string> ensureIndex(const IndexOptions &O,
                                         bool SelectsCuda);
 
-/// The SHA-256 of the index file's bytes (part of the result cache's key of
-/// an analysis that reads it), or "" when it cannot be read.
-std::string indexDigest(llvm::StringRef IndexPath);
 
 } // namespace torchtidy
 
