@@ -17,16 +17,17 @@ directory where it says "cold":
                                                            nothing changed)
 
 and prints the median of each, the ratio index cold / analysis and the warm
-refresh time (the targets: one light pass per file, under a second). With
---baseline-driver (a driver built without the index, e.g. from the commit
-before it), a fourth run times that driver's whole-project analysis, cold,
-and the ratio analysis / baseline says what the index adds to a
-whole-project run (the target: at most 1.20); index cold / baseline is then
+refresh time (the targets: one light pass per file, under a second). A fourth
+run times the same driver's whole-project analysis with
+--no-project-index, cold (or, with --baseline-driver, another driver's, e.g.
+one built before the index), and the ratio analysis / baseline says what the
+index adds to a whole-project run (the target: at most 1.20); index cold / baseline is then
 the index's cost against the analysis alone (a driver with the index builds
 it first in every whole-project run, so its "analysis" includes it). A
 driver that does not know --update-index makes the index rows "not
-available". The runs of a repetition are interleaved, so a machine that
-slows down over time weighs on all of them alike; give --repeat 3 or more on
+available". The runs of a repetition follow each other, in an order that turns from
+one repetition to the next, so a machine that slows down over time weighs
+on all of them alike; give --repeat 3 or more on
 a busy machine.
 """
 
@@ -68,7 +69,8 @@ def parse_args(argv):
     p.add_argument("--cache-root", default=tempfile.gettempdir(),
                    help="where the fresh cache directories are made (and removed)")
     p.add_argument("--baseline-driver", metavar="PATH",
-                   help="also time this driver's whole-project analysis (one without the index)")
+                   help="time this driver's whole-project analysis as the baseline "
+                   "(default: --driver with --no-project-index)")
     p.add_argument("--json", help="write every time measured as JSON")
     return p.parse_args(argv)
 
@@ -110,18 +112,24 @@ def timed(command, cwd):
     return seconds
 
 
-def one_repetition(root, db_dir, rargs, real_code, args):
-    """The runs, each cold one in a fresh empty cache directory."""
+def one_repetition(root, db_dir, rargs, real_code, args, repetition):
+    """The runs, each cold one in a fresh empty cache directory, in an order
+    that turns from one repetition to the next (drift weighs on each run
+    alike)."""
     times = {}
     runs = [("analysis", args.driver, []), ("index cold", args.driver, ["--update-index"])]
     if args.baseline_driver:
         runs.append(("baseline", args.baseline_driver, []))
-    for name, driver, extra in runs:
+    else:
+        # The same driver with the index off: exactly what the index adds.
+        runs.append(("baseline", args.driver, ["--no-project-index"]))
+    shift = repetition % len(runs)
+    for name, driver, extra in runs[shift:] + runs[:shift]:
         cache = tempfile.mkdtemp(prefix="index-cost-", dir=args.cache_root)
         try:
             rargs.cache_dir, rargs.driver = cache, driver
             times[name] = timed(real_code.project_command(db_dir, root, rargs, extra), root)
-            if extra:
+            if name == "index cold":
                 times["index warm"] = (timed(real_code.project_command(db_dir, root, rargs, extra),
                                              root) if times[name] is not None else None)
         finally:
@@ -165,7 +173,7 @@ def main(argv):
         root, db_dir, rargs, units = project_database(args, real_code)
         runs = []
         for repetition in range(max(1, args.repeat)):
-            runs.append(one_repetition(root, db_dir, rargs, real_code, args))
+            runs.append(one_repetition(root, db_dir, rargs, real_code, args, repetition))
             print(f"repetition {repetition + 1}: "
                   + ", ".join(f"{k} {fmt_seconds(v)}" for k, v in runs[-1].items()),
                   file=sys.stderr)

@@ -112,6 +112,13 @@ const OptionSpec Options[] = {
      [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
        return setPath(O.ProjectIndex, V, "project-index", "file");
      }},
+    {"no-project-index", "",
+     "Neither build nor read a project index: the checks see one file "
+     "at a time",
+     [](TorchOptions &O, llvm::StringRef) -> llvm::Error {
+       O.UseIndex = false;
+       return llvm::Error::success();
+     }},
     {"index-facts", "FILE",
      "Write the file's facts for the project index to FILE (what "
      "--update-index runs per file)",
@@ -390,6 +397,10 @@ llvm::Error checkUsage(const CommandLine &CL) {
     return usage("--sarif-root: '" + T.SarifRoot + "' is not a directory", 1);
   if (T.UpdateIndex && !CL.isProjectRun())
     return usage("--update-index is for -p BUILD_DIR without source files",
+                 2);
+  if (!T.UseIndex && (T.UpdateIndex || !T.ProjectIndex.empty()))
+    return usage("--no-project-index contradicts --update-index and "
+                 "--project-index",
                  2);
   if (!T.IndexFacts.empty() && (!CL.BuildPath || CL.Sources.size() != 1))
     return usage("--index-facts needs -p BUILD_DIR and one source file", 2);

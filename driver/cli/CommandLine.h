@@ -56,6 +56,8 @@ struct TorchOptions {
   std::string VerifyHtml, VerifyJson;
   /// --update-index: build or refresh the project index, report nothing.
   bool UpdateIndex = false;
+  /// --no-project-index: the single-file rules even in a project.
+  bool UseIndex = true;
   /// --index-facts=FILE: the index child, which writes the file's facts.
   std::string IndexFacts;
   /// --collect-facts=FILE: an analysis that also writes the file's facts

@@ -332,9 +332,11 @@ int runWholeProject(const DriverRun &R) {
     P.Args.push_back("--no-pch");
   if (!T.Cache)
     P.Args.push_back("--no-cache");
+  if (!T.UseIndex)
+    P.Args.push_back("--no-project-index");
   for (std::string &A : CL.clangTidyArgs(/*WithBuildPath=*/false))
     P.Args.push_back(std::move(A));
-  if (!P.OwnConfig)
+  if (!P.OwnConfig && T.UseIndex)
     P.Index = indexOptions(CL, R.Self, R.CacheDir, R.CacheMaxBytes);
   int RC = runProject(P);
   if (RC == 2 || !T.Verify)

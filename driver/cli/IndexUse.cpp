@@ -98,7 +98,7 @@ std::string indexConfigArg(llvm::StringRef IndexPath) {
 
 std::string indexForFiles(const CommandLine &CL, const IndexOptions &O) {
   const TorchOptions &T = CL.Torch;
-  if (!T.IndexFacts.empty())
+  if (!T.IndexFacts.empty() || !T.UseIndex)
     return "";
   std::string Path = T.ProjectIndex;
   if (Path.empty()) {
