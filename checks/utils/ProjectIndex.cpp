@@ -173,6 +173,36 @@ llvm::Error eachObject(const json::Object &O, llvm::StringRef Key, Fn Each) {
   return llvm::Error::success();
 }
 
+/// \p O as compact JSON text.
+std::string jsonText(json::Object O) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << json::Value(std::move(O));
+  return Out;
+}
+
+/// The parts every facts or index file starts with: format version 1, the
+/// CUDA flag and the stamps of its inputs.
+struct Header {
+  const json::Object *Top = nullptr;
+  bool SelectsCuda = false;
+  std::vector<FileStamp> Inputs;
+};
+
+llvm::Expected<Header> headerOf(const json::Value &V, llvm::StringRef What) {
+  Header H;
+  H.Top = V.getAsObject();
+  if (!H.Top || H.Top->getInteger("version") != 1)
+    return malformed("not " + What);
+  H.SelectsCuda = flag(*H.Top, "cuda");
+  llvm::Expected<std::vector<FileStamp>> Inputs =
+      stampsFrom(H.Top->getArray("inputs"));
+  if (!Inputs)
+    return Inputs.takeError();
+  H.Inputs = std::move(*Inputs);
+  return H;
+}
+
 } // namespace
 
 std::string serializeFacts(const FileFacts &F) {
@@ -190,27 +220,21 @@ std::string serializeFacts(const FileFacts &F) {
                  {"functions", std::move(Functions)},
                  {"calls", std::move(Calls)},
                  {"members", std::move(Members)}};
-  std::string Out;
-  llvm::raw_string_ostream OS(Out);
-  OS << json::Value(std::move(O));
-  return Out;
+  return jsonText(std::move(O));
 }
 
 llvm::Expected<FileFacts> parseFacts(llvm::StringRef Json) {
   llvm::Expected<json::Value> V = json::parse(Json);
   if (!V)
     return V.takeError();
-  const json::Object *O = V->getAsObject();
-  if (!O || O->getInteger("version") != 1)
-    return malformed("not a file's facts");
+  llvm::Expected<Header> H = headerOf(*V, "a file's facts");
+  if (!H)
+    return H.takeError();
+  const json::Object *O = H->Top;
   FileFacts F;
   F.File = text(*O, "file");
-  F.SelectsCuda = flag(*O, "cuda");
-  llvm::Expected<std::vector<FileStamp>> Inputs =
-      stampsFrom(O->getArray("inputs"));
-  if (!Inputs)
-    return Inputs.takeError();
-  F.Inputs = std::move(*Inputs);
+  F.SelectsCuda = H->SelectsCuda;
+  F.Inputs = std::move(H->Inputs);
   if (llvm::Error E = eachObject(*O, "functions", [&](const json::Object &I) {
         F.Functions.push_back(functionFrom(I));
       }))
@@ -738,26 +762,20 @@ std::string ProjectIndex::serialize() const {
                  {"inputs", stampsToJson(Inputs)},
                  {"functions", std::move(Fns)},
                  {"members", std::move(Ms)}};
-  std::string Out;
-  llvm::raw_string_ostream OS(Out);
-  OS << json::Value(std::move(O));
-  return Out;
+  return jsonText(std::move(O));
 }
 
 llvm::Expected<ProjectIndex> ProjectIndex::parse(llvm::StringRef Json) {
   llvm::Expected<json::Value> V = json::parse(Json);
   if (!V)
     return V.takeError();
-  const json::Object *O = V->getAsObject();
-  if (!O || O->getInteger("version") != 1)
-    return malformed("not an index");
+  llvm::Expected<Header> H = headerOf(*V, "an index");
+  if (!H)
+    return H.takeError();
+  const json::Object *O = H->Top;
   ProjectIndex Index;
-  Index.SelectsCuda = flag(*O, "cuda");
-  llvm::Expected<std::vector<FileStamp>> Inputs =
-      stampsFrom(O->getArray("inputs"));
-  if (!Inputs)
-    return Inputs.takeError();
-  Index.Inputs = std::move(*Inputs);
+  Index.SelectsCuda = H->SelectsCuda;
+  Index.Inputs = std::move(H->Inputs);
   if (llvm::Error E = eachObject(*O, "functions", [&](const json::Object &I) {
         Entry &En = Index.Functions[text(I, "usr")];
         En.Once = flag(I, "once");

@@ -2,6 +2,7 @@
 
 #include "project/IndexBuild.h"
 #include "support/AtomicWrite.h"
+#include "support/RunBasics.h"
 #include "support/TempFiles.h"
 #include "utils/ProjectIndex.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
@@ -31,17 +32,6 @@ std::string sha256(llvm::ArrayRef<std::string> Parts) {
     H.update(llvm::StringRef("\0", 1));
   }
   return llvm::toHex(H.final(), /*LowerCase=*/true);
-}
-
-std::string readText(llvm::StringRef Path) {
-  auto Buffer = llvm::MemoryBuffer::getFile(Path);
-  return Buffer ? (*Buffer)->getBuffer().str() : "";
-}
-
-double seconds() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
 }
 
 llvm::Error failure(const llvm::Twine &Message) {

@@ -4,6 +4,7 @@
 #include "project/CudaScan.h"
 #include "project/IndexBuild.h"
 #include "export/MergeExports.h"
+#include "support/RunBasics.h"
 #include "support/TempFiles.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -37,17 +38,6 @@ struct Child {
   llvm::sys::ProcessInfo Process;
   llvm::SmallString<128> Out, Err, Findings, Sarif;
 };
-
-std::string readText(llvm::StringRef Path) {
-  auto Buffer = llvm::MemoryBuffer::getFile(Path);
-  return Buffer ? (*Buffer)->getBuffer().str() : "";
-}
-
-double seconds() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 /// \p Args with what only the whole project knows given to the checks:
 /// whether any file selects CUDA, as the global check option
