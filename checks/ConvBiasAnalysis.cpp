@@ -364,14 +364,34 @@ static bool isLiteral(const Expr *E) {
              CharacterLiteral, StringLiteral, CXXNullPtrLiteralExpr>(E);
 }
 
+/// The parameter \p P of \p Owner sets the bias, whatever a call passes:
+/// what the project index records of a constructor.
+BiasSite BiasAnalyzer::unboundParameter(const ParmVarDecl *P,
+                                        const FunctionDecl *Owner,
+                                        const Expr *BiasArg) {
+  BiasSite Site;
+  const FunctionDecl *Def = Owner->getDefinition();
+  if (!Def || !Def->getBody() ||
+      ExprMutationAnalyzer(*Def->getBody(), Ctx).isMutated(P))
+    return Site;
+  Site.FromParameter = P;
+  Site.ParamOwner = Def;
+  Site.BiasArgument = BiasArg;
+  return Site;
+}
+
 BiasSite BiasAnalyzer::ofParameter(const ParmVarDecl *P, const Expr *BiasArg) {
   BiasSite Site;
   const auto *Owner = dyn_cast<FunctionDecl>(P->getDeclContext());
+  if (Unbound && Owner)
+    return unboundParameter(P, Owner, BiasArg);
   if (!Bound || !Bound->Callee || !Owner ||
       Owner->getCanonicalDecl() != Bound->Callee->getCanonicalDecl())
     return Site;
   const Stmt *Body = Bound->Callee->getBody();
-  if (!Body || ExprMutationAnalyzer(*Body, Ctx).isMutated(P))
+  // With the body in another file, the project index has checked it.
+  if (!BodyElsewhere &&
+      (!Body || ExprMutationAnalyzer(*Body, Ctx).isMutated(P)))
     return Site;
   unsigned I = P->getFunctionScopeIndex();
   const Expr *Arg = I < Bound->Args.size() ? Bound->Args[I] : nullptr;

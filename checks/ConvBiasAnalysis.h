@@ -121,6 +121,9 @@ struct BiasSite {
   const Expr *BiasArgument = nullptr;
   /// The call takes the parameter's default, which is DefaultArg.
   const Expr *DefaultArg = nullptr;
+  /// Where another file sets the bias from FromParameter ("file:line"),
+  /// when the project index says so and BiasArgument is not in this one.
+  std::string SetElsewhere;
   SourceLocation InsertAt;
   std::string Before;
 };
@@ -157,11 +160,34 @@ private:
                              const std::vector<const CXXMemberCallExpr *> &Set);
   BiasSite ofBiasArgument(const Expr *Arg);
   BiasSite ofParameter(const ParmVarDecl *P, const Expr *BiasArg);
+  BiasSite unboundParameter(const ParmVarDecl *P, const FunctionDecl *Owner,
+                            const Expr *BiasArg);
   void addArgumentFix(BiasSite &Site, const ParmVarDecl *P);
   BiasSite ofHelperReturns(const CallExpr *Call, const FunctionDecl *Def,
                            bool ReturnsOptions, unsigned Depth);
 
 public:
+  /// ofModule() for the project index: a constructor's parameters are not
+  /// bound, and a bias set from one that the body never changes gives
+  /// FromParameter and ParamOwner (state Unknown).
+  BiasSite ofModuleUnbound(const Expr *E) {
+    bool Saved = std::exchange(Unbound, true);
+    BiasSite Site = ofModule(E);
+    Unbound = Saved;
+    return Site;
+  }
+  /// The bias set from parameter \p P of \p B.Callee, whose body is in
+  /// another file (the project index says it sets the bias from \p P and
+  /// never changes it), at the call \p B.
+  BiasSite ofParameterElsewhere(const ParmVarDecl *P, const Binding &B) {
+    const Binding *Saved = std::exchange(Bound, &B);
+    bool SavedElsewhere = std::exchange(BodyElsewhere, true);
+    BiasSite Site = ofParameter(P, nullptr);
+    Bound = Saved;
+    BodyElsewhere = SavedElsewhere;
+    return Site;
+  }
+
   /// ofModule() with the parameters of \p B->Callee bound to its arguments.
   BiasSite ofModuleWith(const Expr *E, const Binding &B) {
     const Binding *Saved = std::exchange(Bound, &B);
@@ -174,6 +200,7 @@ private:
   ASTContext &Ctx;
   const SourceManager &SM;
   const Binding *Bound = nullptr;
+  bool Unbound = false, BodyElsewhere = false;
 };
 
 } // namespace clang::tidy::torch::convbias

@@ -118,6 +118,10 @@ static void recordField(TUState &TU, const FieldDecl *Field) {
       !utils::isInLibTorchHeader(Field->getLocation(), *TU.SM) &&
       moduleType(Field->getType()).Kind == ModuleKind::Conv)
     TU.ClassesWithConvs.insert(RD);
+  else if (RD && !isa<ClassTemplateSpecializationDecl>(RD) &&
+           !utils::isInLibTorchHeader(Field->getLocation(), *TU.SM) &&
+           isUserModuleField(Field))
+    TU.ClassesWithModules.insert(RD);
 }
 
 /// The entries of a Sequential that a BatchNorm follows.
@@ -176,6 +180,10 @@ void ConvBiasBeforeBatchNormCheck::onEndOfTranslationUnit() {
     return;
   BiasAnalyzer Analyzer(*S->Ctx, *S->SM);
   collectMemberCandidates(*S, Analyzer);
+  // Only modules of the user's followed by a BatchNorm ask the index.
+  if (!S->UserModules.empty() || !S->ClassesWithModules.empty())
+    S->Index = projectIndex(*S->SM);
+  collectIndexedMembers(*S, Analyzer);
   bindUserModules(*S, Analyzer);
   std::vector<Candidate> Candidates = uniqueCandidates(*S);
   std::vector<Finding> Findings = planFindings(*S, Candidates, getLangOpts());

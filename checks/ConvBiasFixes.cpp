@@ -106,11 +106,20 @@ Finding FindingBuilder::build(const Candidate &C) {
       F.Notes.push_back(
           {C.Site.DefaultArg->getBeginLoc(),
            DiagMessage().quoted(P->getName()).text(" defaults to true")});
-    F.Notes.push_back({C.Site.BiasArgument->getBeginLoc(),
-                       DiagMessage()
-                           .text("the convolution's bias is set from ")
-                           .quoted(P->getName())
-                           .text(" here")});
+    if (C.Site.BiasArgument)
+      F.Notes.push_back({C.Site.BiasArgument->getBeginLoc(),
+                         DiagMessage()
+                             .text("the convolution's bias is set from ")
+                             .quoted(P->getName())
+                             .text(" here")});
+    else if (!C.Site.SetElsewhere.empty())
+      F.Notes.push_back({P->getLocation(),
+                         DiagMessage()
+                             .text("the convolution's bias is set from ")
+                             .quoted(P->getName())
+                             .text(" at ")
+                             .arg(C.Site.SetElsewhere)
+                             .text(" (the project index)")});
   }
   F.Notes.insert(F.Notes.end(), NoFixNotes.begin(), NoFixNotes.end());
   return F;
@@ -118,7 +127,8 @@ Finding FindingBuilder::build(const Candidate &C) {
 
 DiagMessage FindingBuilder::subject(const Candidate &C) const {
   const BiasSite &Site = C.Site;
-  std::string Conv = moduleType(C.Source->getType()).Name;
+  std::string Conv =
+      C.Conv.empty() ? moduleType(C.Source->getType()).Name : C.Conv;
   DiagMessage Subject;
   if (!C.Member.empty())
     return Subject.text("bias of the ")

@@ -741,6 +741,65 @@ memberSources(const FieldDecl *F, const CXXRecordDecl *RD, ASTContext &Ctx) {
   return Sources;
 }
 
+std::vector<ForwardedConvBias>
+forwardedConvBiases(const CXXRecordDecl *RD, ASTContext &Ctx,
+                    const SourceManager &SM) {
+  std::vector<ForwardedConvBias> Out;
+  const FieldDecl *F = forwardedConv(RD, Ctx);
+  if (!F)
+    return Out;
+  BiasAnalyzer Analyzer(Ctx, SM);
+  llvm::SmallPtrSet<const CXXConstructorDecl *, 4> Seen, Twice;
+  for (const Expr *Source : memberSources(F, RD->getDefinition(), Ctx)) {
+    const CXXConstructorDecl *Ctor = constructorHolding(RD, Source, SM);
+    if (!Ctor)
+      continue;
+    if (!Seen.insert(Ctor).second)
+      Twice.insert(Ctor);
+    BiasSite Site = Analyzer.ofModuleUnbound(Source);
+    if (!Site.FromParameter || !Site.BiasArgument || !Site.ParamOwner ||
+        Site.ParamOwner->getCanonicalDecl() != Ctor->getCanonicalDecl())
+      continue;
+    Out.push_back({Ctor, F->getNameAsString(), moduleType(F->getType()).Name,
+                   Site.FromParameter, Site.BiasArgument->getBeginLoc()});
+  }
+  // A member built twice by one constructor: which build counts is not
+  // the index's to say.
+  llvm::erase_if(Out, [&](const ForwardedConvBias &B) {
+    return Twice.count(B.Ctor) != 0;
+  });
+  return Out;
+}
+
+/// A module of the user's whose forward() and constructor are in another
+/// file, followed by a BatchNorm: reported where the construction turns the
+/// convolution's bias on through a parameter, as the project index says the
+/// constructor uses it.
+static void bindIndexedModule(TUState &S, BiasAnalyzer &Analyzer,
+                              const ModuleEntry &E, const CXXRecordDecl *RD) {
+  std::optional<Construction> C = constructionAt(stripCopies(E.Module), RD);
+  if (!C)
+    return;
+  if (!C->Args.Callee)
+    C->Args.Callee = constructorFor(RD, C->Args.Args.size());
+  const auto *Ctor = dyn_cast_or_null<CXXConstructorDecl>(C->Args.Callee);
+  const utils::ConvModuleFact *Fact =
+      Ctor ? S.Index->convModule(utils::usrOf(Ctor)) : nullptr;
+  if (!Fact || Fact->Param < 0 ||
+      static_cast<unsigned>(Fact->Param) >= Ctor->getNumParams())
+    return;
+  BiasSite Site =
+      Analyzer.ofParameterElsewhere(Ctor->getParamDecl(Fact->Param), C->Args);
+  if (Site.State != Bias::On)
+    return;
+  Site.SetElsewhere = Fact->Where.File + ":" + std::to_string(Fact->Where.Line);
+  Site.Helper = Ctor;
+  Site.Built = C->At;
+  Candidate Found{strip(E.Module), std::move(Site), E.BatchNorm, Fact->Member};
+  Found.Conv = Fact->Conv;
+  S.Candidates.push_back(std::move(Found));
+}
+
 /// User modules whose forward returns a convolution's output, followed by a
 /// BatchNorm: `Sequential(ConvBlock(3, 64), BatchNorm2d(64))`, reported
 /// where the construction turns the bias on through a parameter.
@@ -748,6 +807,10 @@ void bindUserModules(TUState &S, BiasAnalyzer &Analyzer) {
   for (const ModuleEntry &E : S.UserModules) {
     const CXXRecordDecl *RD = moduleClass(E.Module->getType());
     const FieldDecl *F = forwardedConv(RD, *S.Ctx);
+    if (!F && RD && S.Index) {
+      bindIndexedModule(S, Analyzer, E, RD);
+      continue;
+    }
     std::optional<Construction> C =
         F ? constructionAt(stripCopies(E.Module), RD) : std::nullopt;
     if (!C)
@@ -800,6 +863,34 @@ void collectMemberCandidates(TUState &S, BiasAnalyzer &Analyzer) {
                            Found->second, Pending);
   if (!Pending.empty())
     bindConstructions(S, Analyzer, Pending);
+}
+
+bool isUserModuleField(const FieldDecl *F) {
+  const CXXRecordDecl *RD = moduleClass(F->getType());
+  return RD && moduleType(F->getType()).Kind == ModuleKind::Other &&
+         !isInTorchNn(RD) && RD != F->getType()->getAsCXXRecordDecl();
+}
+
+void collectIndexedMembers(TUState &S, BiasAnalyzer &Analyzer) {
+  if (!S.Index || S.ClassesWithModules.empty())
+    return;
+  UseCollector Uses(*S.SM);
+  for (const CXXRecordDecl *RD : S.ClassesWithModules)
+    for (const FieldDecl *F : RD->fields())
+      if (isUserModuleField(F))
+        Uses.Fields.insert(F);
+  Uses.visitUserCode(*S.Ctx);
+  MemberAnalysis Members(*S.Ctx, Uses);
+  for (const CXXRecordDecl *RD : S.ClassesWithModules)
+    for (const FieldDecl *F : RD->fields()) {
+      const CXXRecordDecl *Held = moduleClass(F->getType());
+      // What this file shows of the module class is the file's to decide.
+      if (!Uses.Fields.count(F) || forwardedConv(Held, *S.Ctx))
+        continue;
+      if (auto Found = Members.analyze(F, RD); Found && !Found->first.Flag)
+        for (const Expr *Source : Found->second)
+          bindIndexedModule(S, Analyzer, {Source, Found->first}, Held);
+    }
 }
 
 /// One diagnostic per construction, in source order. A BatchNorm under a

@@ -14,6 +14,7 @@
 
 #include "ConvBiasAnalysis.h"
 #include "utils/LibTorchHeaders.h"
+#include "utils/ProjectIndex.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/DenseMap.h"
@@ -103,6 +104,9 @@ struct Candidate {
   /// The member, for a convolution built by a module's constructor from
   /// one of its parameters.
   std::string Member;
+  /// The convolution's type, where Source is the user's module around it
+  /// (its constructor in another file).
+  std::string Conv;
 
   /// Where the convolution is built, which is where it is reported.
   const Expr *reportAt() const { return Site.Built ? Site.Built : Source; }
@@ -121,8 +125,14 @@ struct TUState {
   std::vector<Candidate> Candidates;
   std::vector<ModuleEntry> UserModules;
   llvm::SetVector<const CXXRecordDecl *> ClassesWithConvs;
+  /// Classes of the user's with a member of another module class of the
+  /// user's (whose constructor may be in another file).
+  llvm::SetVector<const CXXRecordDecl *> ClassesWithModules;
   SourceLocation CheckpointLoad;
   std::string CheckpointLoader;
+  /// The project index, where there is one: how the constructors of other
+  /// files build the convolution their module's forward() returns.
+  const utils::ProjectIndex *Index = nullptr;
 };
 
 //===----------------------------------------------------------------------===//
@@ -156,10 +166,35 @@ void addCandidate(TUState &TU, BiasAnalyzer &Analyzer, const Expr *Module,
 /// Convolution members of the user's classes that feed a BatchNorm.
 void collectMemberCandidates(TUState &S, BiasAnalyzer &Analyzer);
 
+/// Members of a module class of the user's whose constructor and forward()
+/// are in another file, and which feed a BatchNorm: what the project index
+/// says of that constructor decides.
+void collectIndexedMembers(TUState &S, BiasAnalyzer &Analyzer);
+
+/// A member's type is a module class of the user's.
+bool isUserModuleField(const FieldDecl *F);
+
 /// User modules whose forward returns a convolution's output, followed by a
 /// BatchNorm: `Sequential(ConvBlock(3, 64), BatchNorm2d(64))`, reported
 /// where the construction turns the bias on through a parameter.
 void bindUserModules(TUState &S, BiasAnalyzer &Analyzer);
+
+/// What the project index records of a module class whose forward()
+/// returns one of its convolution members' output: per constructor of this
+/// translation unit that builds the member, the bias it gives it (on, or
+/// from a parameter).
+struct ForwardedConvBias {
+  const CXXConstructorDecl *Ctor = nullptr;
+  std::string Member, Conv;
+  /// The parameter that sets the bias, or null: on.
+  const ParmVarDecl *Param = nullptr;
+  /// Where the bias is set (the options or the construction).
+  SourceLocation Where;
+};
+
+std::vector<ForwardedConvBias>
+forwardedConvBiases(const CXXRecordDecl *RD, ASTContext &Ctx,
+                    const SourceManager &SM);
 
 /// One candidate per construction, in source order. A BatchNorm under a
 /// flag next to a bias from a parameter is left alone: the two may be tied

@@ -1,11 +1,13 @@
 //===--- ProjectFactsCollector.cpp - libtorch-tidy ------------------------===//
 
 #include "ProjectFactsCollector.h"
+#include "ConvBiasModuleAnalysis.h"
 #include "HostSyncAnalysis.h"
 #include "HostTensorToDeviceCheck.h"
 #include "utils/ConstantFacts.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/LibTorchHeaders.h"
+#include "utils/LibTorchNames.h"
 #include "utils/TorchCheck.h"
 #include "utils/ProjectIndex.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -271,6 +273,30 @@ public:
         isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()) &&
         isa<CXXConstructorDecl>(Defined[Functions.back().Fact]);
     recordMember(Field, E->getArg(1), OwnInConstructor);
+    return true;
+  }
+  /// Modules whose forward() returns a convolution member's output, and
+  /// which constructor parameter sets its bias: for a BatchNorm after such
+  /// a module in another file.
+  bool VisitCXXRecordDecl(CXXRecordDecl *RD) {
+    if (!RD->isThisDeclarationADefinition() || RD->isDependentContext() ||
+        isa<ClassTemplateSpecializationDecl>(RD) ||
+        !isProjectCode(RD->getLocation()) ||
+        !utils::isSameOrDerivedFrom(RD, "torch::nn::Module"))
+      return true;
+    for (const convbias::ForwardedConvBias &B :
+         convbias::forwardedConvBiases(RD, Ctx, SM)) {
+      utils::ConvModuleFact C;
+      C.Ctor = utils::usrOf(B.Ctor);
+      if (C.Ctor.empty() || !B.Param)
+        continue;
+      C.Class = RD->getNameAsString();
+      C.Member = B.Member;
+      C.Conv = B.Conv;
+      C.Param = static_cast<int>(B.Param->getFunctionScopeIndex());
+      C.Where = placeOf(B.Where);
+      Facts.ConvModules.push_back(std::move(C));
+    }
     return true;
   }
   bool VisitVarDecl(VarDecl *VD) {

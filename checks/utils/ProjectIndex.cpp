@@ -149,6 +149,23 @@ json::Value toJson(const MemberFact &M) {
                       {"host", M.MadeOnHost}};
 }
 
+json::Value toJson(const ConvModuleFact &C) {
+  return json::Object{{"ctor", C.Ctor},   {"class", C.Class},
+                      {"member", C.Member}, {"conv", C.Conv},
+                      {"param", C.Param}, {"at", toJson(C.Where)}};
+}
+
+ConvModuleFact convModuleFrom(const json::Object &O) {
+  ConvModuleFact C;
+  C.Ctor = text(O, "ctor");
+  C.Class = text(O, "class");
+  C.Member = text(O, "member");
+  C.Conv = text(O, "conv");
+  C.Param = static_cast<int>(O.getInteger("param").value_or(-1));
+  C.Where = placeFrom(O.get("at"));
+  return C;
+}
+
 MemberFact memberFrom(const json::Object &O) {
   MemberFact M;
   M.Usr = text(O, "usr");
@@ -213,13 +230,17 @@ std::string serializeFacts(const FileFacts &F) {
     Calls.push_back(toJson(C));
   for (const MemberFact &M : F.Members)
     Members.push_back(toJson(M));
+  json::Array ConvModules;
+  for (const ConvModuleFact &C : F.ConvModules)
+    ConvModules.push_back(toJson(C));
   json::Object O{{"version", 1},
                  {"file", F.File},
                  {"inputs", stampsToJson(F.Inputs)},
                  {"cuda", F.SelectsCuda},
                  {"functions", std::move(Functions)},
                  {"calls", std::move(Calls)},
-                 {"members", std::move(Members)}};
+                 {"members", std::move(Members)},
+                 {"convModules", std::move(ConvModules)}};
   return jsonText(std::move(O));
 }
 
@@ -246,6 +267,11 @@ llvm::Expected<FileFacts> parseFacts(llvm::StringRef Json) {
   if (llvm::Error E = eachObject(*O, "members", [&](const json::Object &I) {
         F.Members.push_back(memberFrom(I));
       }))
+    return std::move(E);
+  if (llvm::Error E =
+          eachObject(*O, "convModules", [&](const json::Object &I) {
+            F.ConvModules.push_back(convModuleFrom(I));
+          }))
     return std::move(E);
   return F;
 }
@@ -539,6 +565,8 @@ ProjectIndex mergeFacts(const std::vector<FileFacts> &Files) {
       if (!New)
         It->second.MadeOnHost &= M.MadeOnHost;
     }
+    for (const ConvModuleFact &C : F.ConvModules)
+      Index.ConvModules.try_emplace(C.Ctor, C);
   }
   Index.SelectsCuda |= !G.CudaSeeds.empty();
   for (const auto &[Usr, Fn] : G.Functions) {
@@ -589,6 +617,13 @@ std::string memberText(const MemberFact *M) {
   return M->Name + "@" + placeText(M->Where) + (M->MadeOnHost ? ",host" : "");
 }
 
+std::string convModuleText(const ConvModuleFact *C) {
+  if (!C)
+    return "-";
+  return C->Class + "." + C->Member + ":" + C->Conv + "," +
+         std::to_string(C->Param) + "@" + placeText(C->Where);
+}
+
 } // namespace
 
 void enableIndexAnswers() { AnswersEnabled = true; }
@@ -626,6 +661,10 @@ std::string ProjectIndex::answer(llvm::StringRef Kind,
   if (Kind == "member") {
     auto M = Members.find(Key);
     return memberText(M == Members.end() ? nullptr : &M->second);
+  }
+  if (Kind == "conv-module") {
+    auto C = ConvModules.find(Key);
+    return convModuleText(C == ConvModules.end() ? nullptr : &C->second);
   }
   if (Kind == "project-cuda")
     return SelectsCuda ? "1" : "0";
@@ -665,6 +704,15 @@ const MemberFact *ProjectIndex::member(llvm::StringRef Usr) const {
   const MemberFact *M = It == Members.end() ? nullptr : &It->second;
   recordIndexAnswer("member", Usr, memberText(M));
   return M;
+}
+
+const ConvModuleFact *
+ProjectIndex::convModule(llvm::StringRef CtorUsr) const {
+  auto It = ConvModules.find(CtorUsr);
+  const ConvModuleFact *C =
+      It == ConvModules.end() ? nullptr : &It->second;
+  recordIndexAnswer("conv-module", CtorUsr, convModuleText(C));
+  return C;
 }
 
 bool ProjectIndex::selectsCuda() const {
@@ -757,11 +805,19 @@ std::string ProjectIndex::serialize() const {
   json::Array Ms;
   for (llvm::StringRef Usr : MemberUsrs)
     Ms.push_back(toJson(Members.find(Usr)->second));
+  std::vector<llvm::StringRef> Ctors;
+  for (const auto &C : ConvModules)
+    Ctors.push_back(C.getKey());
+  llvm::sort(Ctors);
+  json::Array Convs;
+  for (llvm::StringRef Ctor : Ctors)
+    Convs.push_back(toJson(ConvModules.find(Ctor)->second));
   json::Object O{{"version", 1},
                  {"cuda", SelectsCuda},
                  {"inputs", stampsToJson(Inputs)},
                  {"functions", std::move(Fns)},
-                 {"members", std::move(Ms)}};
+                 {"members", std::move(Ms)},
+                 {"convModules", std::move(Convs)}};
   return jsonText(std::move(O));
 }
 
@@ -791,6 +847,12 @@ llvm::Expected<ProjectIndex> ProjectIndex::parse(llvm::StringRef Json) {
         MemberFact M = memberFrom(I);
         Index.Members[M.Usr] = M;
       }))
+    return std::move(E);
+  if (llvm::Error E =
+          eachObject(*O, "convModules", [&](const json::Object &I) {
+            ConvModuleFact C = convModuleFrom(I);
+            Index.ConvModules[C.Ctor] = C;
+          }))
     return std::move(E);
   return Index;
 }

@@ -84,6 +84,22 @@ struct MemberFact {
   bool MadeOnHost = false;
 };
 
+/// A module class of the project whose forward() returns the output of one
+/// of its convolution members, as one of its constructors builds that
+/// member: with the bias on, or set from one of the constructor's
+/// parameters. Where the constructor's and forward()'s bodies are in another
+/// file, this is what tells torch-conv-bias-before-batchnorm that a
+/// BatchNorm after the module follows a biased convolution.
+struct ConvModuleFact {
+  /// The constructor's USR (the key), its class's name, the member and the
+  /// convolution's type ("Conv2d").
+  std::string Ctor, Class, Member, Conv;
+  /// The constructor's parameter that sets the bias, or -1: always on.
+  int Param = -1;
+  /// Where the bias is set.
+  SourcePlace Where;
+};
+
 /// What one translation unit shows.
 struct FileFacts {
   std::string File;
@@ -94,6 +110,7 @@ struct FileFacts {
   std::vector<FunctionFact> Functions;
   std::vector<CallFact> Calls;
   std::vector<MemberFact> Members;
+  std::vector<ConvModuleFact> ConvModules;
 };
 
 std::string serializeFacts(const FileFacts &F);
@@ -127,6 +144,9 @@ public:
   bool returnsHostData(llvm::StringRef Usr) const;
   /// Where member \p Usr is made, when the index knows it.
   const MemberFact *member(llvm::StringRef Usr) const;
+  /// How constructor \p CtorUsr builds the convolution its module's
+  /// forward() returns, when the index knows it.
+  const ConvModuleFact *convModule(llvm::StringRef CtorUsr) const;
   /// Any file of the project selects CUDA.
   bool selectsCuda() const;
   /// The first input of the index that changed since it was built, or "".
@@ -152,6 +172,7 @@ private:
   };
   llvm::StringMap<Entry> Functions;
   llvm::StringMap<MemberFact> Members;
+  llvm::StringMap<ConvModuleFact> ConvModules;
   std::vector<FileStamp> Inputs;
   bool SelectsCuda = false;
 };

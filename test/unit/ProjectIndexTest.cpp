@@ -343,6 +343,34 @@ TEST(ProjectIndexTest, HostDataAndMembers) {
   EXPECT_EQ(Index.member("v:Loss::other"), nullptr);
 }
 
+TEST(ProjectIndexTest, ConvModulesRoundTripAndAnswer) {
+  FileFacts F = file("conv.cpp", {fn("c:PaddedConvImpl#I#I#", "conv.cpp", 3)});
+  ConvModuleFact C;
+  C.Ctor = "c:PaddedConvImpl#I#I#";
+  C.Class = "PaddedConvImpl";
+  C.Member = "conv";
+  C.Conv = "Conv2d";
+  C.Param = 4;
+  C.Where = {"conv.cpp", 7};
+  F.ConvModules.push_back(C);
+  std::string Json = serializeFacts(F);
+  llvm::Expected<FileFacts> Back = parseFacts(Json);
+  ASSERT_TRUE(static_cast<bool>(Back)) << llvm::toString(Back.takeError());
+  ASSERT_EQ(Back->ConvModules.size(), 1u);
+  EXPECT_EQ(Back->ConvModules[0].Param, 4);
+  ProjectIndex Index = mergeFacts({*Back});
+  llvm::Expected<ProjectIndex> Parsed = ProjectIndex::parse(Index.serialize());
+  ASSERT_TRUE(static_cast<bool>(Parsed)) << llvm::toString(Parsed.takeError());
+  const ConvModuleFact *Got = Parsed->convModule("c:PaddedConvImpl#I#I#");
+  ASSERT_NE(Got, nullptr);
+  EXPECT_EQ(Got->Member, "conv");
+  EXPECT_EQ(Got->Where.Line, 7u);
+  EXPECT_EQ(Parsed->convModule("c:Other#"), nullptr);
+  // A stored result that asked depends on the answer.
+  EXPECT_EQ(Parsed->answer("conv-module", "c:PaddedConvImpl#I#I#"),
+            "PaddedConvImpl.conv:Conv2d,4@conv.cpp:7");
+}
+
 TEST(ProjectIndexTest, FactsRoundTrip) {
   FileFacts F = loggerProject()[0];
   F.SelectsCuda = true;
