@@ -221,9 +221,11 @@ void ZeroGradCheck::registerMatchers(MatchFinder *Finder) {
   auto ZeroGradMethod =
       cxxMethodDecl(hasAnyName("::torch::optim::Optimizer::zero_grad",
                                "::torch::nn::Module::zero_grad"));
+  // Instantiations too: `optimizer_->zero_grad()` on a template parameter
+  // is a LibTorch optimizer's call only in the instantiations the file
+  // makes (a trainer template given torch::optim::AdamW in main.cpp).
   Finder->addMatcher(cxxMemberCallExpr(utils::isOutsideLibTorch(),
-                                       callee(ZeroGradMethod.bind("method")),
-                                       unless(isInTemplateInstantiation()))
+                                       callee(ZeroGradMethod.bind("method")))
                          .bind("call"),
                      this);
 
@@ -345,7 +347,8 @@ void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
                                       const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
   ASTContext &Ctx = *Result.Context;
-  if (utils::isInLibTorchHeader(Call->getBeginLoc(), SM))
+  if (utils::isInLibTorchHeader(Call->getBeginLoc(), SM) ||
+      !Reported.insert(Call->getExprLoc().getRawEncoding()).second)
     return;
   const bool IsModule = Method->getParent()->getName() == "Module";
   if (IsModule && !IncludeModules)

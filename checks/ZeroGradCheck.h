@@ -4,6 +4,7 @@
 #define LIBTORCH_TIDY_CHECKS_ZEROGRADCHECK_H
 
 #include "utils/TorchCheck.h"
+#include "llvm/ADT/DenseSet.h"
 #include <optional>
 #include <string>
 
@@ -46,6 +47,9 @@ private:
   const bool VersionGuard;
   const std::string TorchVersion;
   Preprocessor *PP = nullptr;
+  /// The calls reported in this translation unit: a call in a template is
+  /// seen once per instantiation, and reported once.
+  llvm::DenseSet<SourceLocation::UIntTy> Reported;
 };
 
 } // namespace clang::tidy::torch

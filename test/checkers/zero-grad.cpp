@@ -134,3 +134,32 @@ void negativeLibTorchInternals(torch::optim::SGD &optimizer, Net &model,
   torch::nn::resetModule(*model);
   at::clearGradsInPlace(Params);
 }
+
+// A trainer template whose optimizer is a template parameter: the call is a
+// LibTorch optimizer's in the instantiations this file makes (twice here),
+// and is reported once, where it is written.
+template <class Optimizer> struct Trainer {
+  Optimizer *optimizer_;
+  Tensor step(const Tensor &Loss) {
+    optimizer_->zero_grad();
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: optimizer 'zero_grad()' zero-fills every gradient on LibTorch 1.13; reset the gradients instead so backward() writes them without a memset [torch-zero-grad]
+    // CHECK-FIXES: {{^}}    for (auto &group : optimizer_->param_groups()){{$}}
+    Loss.backward();
+    optimizer_->step();
+    return Loss;
+  }
+};
+
+template struct Trainer<torch::optim::SGD>;
+template struct Trainer<torch::optim::Optimizer>;
+
+// Instantiated only with the user's own optimizer: not LibTorch's call.
+struct MyOptimizer {
+  void zero_grad();
+  void step();
+};
+template <class Optimizer> struct OwnTrainer {
+  Optimizer *optimizer_;
+  void step() { optimizer_->zero_grad(); }
+};
+template struct OwnTrainer<MyOptimizer>;
