@@ -17,7 +17,10 @@ directory where it says "cold":
                                                            nothing changed)
 
 and prints the median of each, the ratio index cold / analysis and the warm
-refresh time (the targets: one light pass per file, under a second). A fourth
+refresh time (the targets: one light pass per file, under a second). Each run
+is timed in wall seconds and in CPU seconds (user and system, of the driver
+and its children): on a shared machine the CPU ratios are the ones to trust.
+A fourth
 run times the same driver's whole-project analysis with
 --no-project-index, cold (or, with --baseline-driver, another driver's, e.g.
 one built before the index), and the ratio analysis / baseline says what the
@@ -35,6 +38,7 @@ import argparse
 import importlib.util
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -93,13 +97,17 @@ def project_database(args, real_code):
 
 
 def timed(command, cwd):
-    """Seconds the command took, or None when the driver has no
+    """Wall and CPU seconds (user and system, of the driver and every
+    process it waited for) the command took, or None when the driver has no
     --update-index. A run that fails is still timed (files with compiler
     errors are part of a real project), and its output's end is shown."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     out = subprocess.run(command, cwd=cwd, capture_output=True, text=True, errors="replace",
                          check=False)
     seconds = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if NOT_AVAILABLE in out.stderr:
         return None
     # The driver's own summary: files, findings, files re-indexed.
@@ -109,7 +117,13 @@ def timed(command, cwd):
     if out.returncode not in (0, 1):
         tail = "\n".join("  " + line for line in (out.stdout + out.stderr).splitlines()[-10:])
         print(f"warning: {' '.join(command)}: exit code {out.returncode}\n{tail}", file=sys.stderr)
-    return seconds
+    return seconds, cpu
+
+
+def record(times, name, measured):
+    """Stores a run's wall time under NAME and its CPU time under NAME cpu."""
+    times[name] = measured[0] if measured else None
+    times[name + " cpu"] = measured[1] if measured else None
 
 
 def one_repetition(root, db_dir, rargs, real_code, args, repetition):
@@ -128,10 +142,11 @@ def one_repetition(root, db_dir, rargs, real_code, args, repetition):
         cache = tempfile.mkdtemp(prefix="index-cost-", dir=args.cache_root)
         try:
             rargs.cache_dir, rargs.driver = cache, driver
-            times[name] = timed(real_code.project_command(db_dir, root, rargs, extra), root)
+            record(times, name, timed(real_code.project_command(db_dir, root, rargs, extra), root))
             if name == "index cold":
-                times["index warm"] = (timed(real_code.project_command(db_dir, root, rargs, extra),
-                                             root) if times[name] is not None else None)
+                record(times, "index warm",
+                       timed(real_code.project_command(db_dir, root, rargs, extra), root)
+                       if times[name] is not None else None)
         finally:
             shutil.rmtree(cache, ignore_errors=True)
     return times
@@ -146,23 +161,32 @@ def fmt_seconds(value):
     return "not available" if value is None else f"{value:.2f} s"
 
 
+def print_ratios(medians, suffix, what):
+    """The ratios of the runs' medians, of wall or CPU time."""
+    analysis, cold = medians["analysis" + suffix], medians["index cold" + suffix]
+    baseline = medians.get("baseline" + suffix)
+    ratio = f"{cold / analysis:.2f}" if cold is not None and analysis else "not available"
+    print(f"  {what}: index cold / analysis: {ratio}")
+    if baseline:
+        # A driver with the index builds it in a whole-project run: against
+        # the analysis alone (the baseline), the ratio is what it adds.
+        print(f"  {what}: analysis / baseline: {analysis / baseline:.2f}")
+        if cold is not None:
+            print(f"  {what}: index cold / baseline: {cold / baseline:.2f}")
+
+
 def print_report(repo, units, runs):
     print(f"{repo}: {units} translation units, {len(runs)} repetition(s), medians:")
     medians = {name: median([r[name] for r in runs]) for name in runs[0]}
     for name, value in medians.items():
-        print(f"  {name:12} {fmt_seconds(value)}")
-    analysis, cold, warm = medians["analysis"], medians["index cold"], medians["index warm"]
-    ratio = f"{cold / analysis:.2f}" if cold is not None and analysis else "not available"
-    print(f"  index cold / analysis: {ratio}")
+        print(f"  {name:16} {fmt_seconds(value)}")
+    warm = medians["index warm"]
     print(f"  warm refresh: {fmt_seconds(warm)}"
           + ("" if warm is None else f" ({'under' if warm < 1 else 'over'} 1 s)"))
-    baseline = medians.get("baseline")
-    if baseline:
-        # A driver with the index builds it first in a whole-project run:
-        # against the analysis alone, the baseline is the fair measure.
-        print(f"  analysis / baseline: {analysis / baseline:.2f}")
-        if cold is not None:
-            print(f"  index cold / baseline: {cold / baseline:.2f}")
+    print_ratios(medians, "", "wall")
+    # CPU time counts the work done, whatever else the machine runs: the
+    # measure to trust on a shared machine, where wall time is mostly noise.
+    print_ratios(medians, " cpu", "CPU")
     return medians
 
 
