@@ -688,6 +688,38 @@ static const FieldDecl *calledConvMember(const Expr *E) {
   return F;
 }
 
+/// What \p R returns: its value, or for `x = conv->forward(x); return x;`
+/// the value assigned to the local variable in the statement right before.
+static const Expr *returnedValue(const ReturnStmt *R, ASTContext &Ctx) {
+  const Expr *Value = R->getRetValue();
+  const auto *Ref =
+      Value ? dyn_cast<DeclRefExpr>(stripCopies(Value)->IgnoreParenImpCasts())
+            : nullptr;
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !Var->isLocalVarDeclOrParm())
+    return Value;
+  auto Parents = Ctx.getParents(*R);
+  const auto *Block = Parents.empty() ? nullptr : Parents[0].get<CompoundStmt>();
+  if (!Block)
+    return Value;
+  const Stmt *Before = nullptr;
+  for (const Stmt *S : Block->body()) {
+    if (S == R)
+      break;
+    Before = S;
+  }
+  const auto *BeforeExpr = dyn_cast_or_null<Expr>(Before);
+  const auto *Assign = BeforeExpr ? dyn_cast<CXXOperatorCallExpr>(
+                                        BeforeExpr->IgnoreImplicit())
+                                  : nullptr;
+  if (!Assign || Assign->getOperator() != OO_Equal ||
+      Assign->getNumArgs() != 2)
+    return Value;
+  const auto *Target =
+      dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreParenImpCasts());
+  return Target && Target->getDecl() == Var ? Assign->getArg(1) : Value;
+}
+
 /// A module class of the user's whose forward returns the output of one of
 /// its convolution members, `return conv(x);`, which nothing else outside
 /// the constructors uses: that member.
@@ -706,7 +738,7 @@ static const FieldDecl *forwardedConv(const CXXRecordDecl *RD,
     ReturnCollector Collector;
     Collector.TraverseStmt(Def->getBody());
     for (const ReturnStmt *R : Collector.Returns) {
-      const FieldDecl *F = calledConvMember(R->getRetValue());
+      const FieldDecl *F = calledConvMember(returnedValue(R, Ctx));
       if (!F || (Found && F != Found))
         return nullptr;
       Found = F;

@@ -138,6 +138,43 @@ struct ConvActImpl : nn::Module {
 };
 TORCH_MODULE(ConvAct);
 
+// forward() stores the convolution's output and returns it: the same.
+struct StoredImpl : nn::Module {
+  explicit StoredImpl(int64_t c, bool bias = true) {
+    conv = register_module("conv", nn::Conv2d(nn::Conv2dOptions(c, c, 3).bias(bias)));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    x = conv->forward(x);
+    return x;
+  }
+  nn::Conv2d conv{nullptr};
+};
+TORCH_MODULE(Stored);
+
+// The stored output goes through an activation first: not the same.
+struct StoredActImpl : nn::Module {
+  explicit StoredActImpl(int64_t c, bool bias = true) {
+    conv = register_module("conv", nn::Conv2d(nn::Conv2dOptions(c, c, 3).bias(bias)));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    x = conv->forward(x);
+    x = torch::relu(x);
+    return x;
+  }
+  nn::Conv2d conv{nullptr};
+};
+TORCH_MODULE(StoredAct);
+
+nn::Sequential stored() {
+  return nn::Sequential(Stored(8), nn::BatchNorm2d(8), StoredAct(8),
+                        nn::BatchNorm2d(8));
+  // CHECK-MESSAGES: :[[@LINE-2]]:25: warning: bias of the Conv2d 'conv' built by this StoredImpl is cancelled by the BatchNorm2d, which subtracts the per-channel mean right after; pass false for its parameter 'bias' [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-3]]:{{[0-9]+}}: note: batch norm here
+  // CHECK-MESSAGES: :[[@LINE-30]]:46: note: 'bias' defaults to true
+  // CHECK-MESSAGES: :[[@LINE-30]]:{{[0-9]+}}: note: the convolution's bias is set from 'bias' here
+  // CHECK-FIXES: {{^}}  return nn::Sequential(Stored(8, false), nn::BatchNorm2d(8), StoredAct(8),{{$}}
+}
+
 nn::Sequential wrapped(bool learned) {
   nn::Sequential S(Conv(3, 16, 3), nn::BatchNorm2d(16), nn::ReLU(),
                    Conv(16, 16, 1, learned), nn::BatchNorm2d(16),
