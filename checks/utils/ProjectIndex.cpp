@@ -778,6 +778,19 @@ CudaReach cudaFrom(llvm::StringRef S) {
 
 } // namespace
 
+/// The facts of \p Map as JSON, in the order of their keys.
+template <typename Fact>
+static json::Array inKeyOrder(const llvm::StringMap<Fact> &Map) {
+  std::vector<llvm::StringRef> Keys;
+  for (const auto &Entry : Map)
+    Keys.push_back(Entry.getKey());
+  llvm::sort(Keys);
+  json::Array Out;
+  for (llvm::StringRef Key : Keys)
+    Out.push_back(toJson(Map.find(Key)->second));
+  return Out;
+}
+
 std::string ProjectIndex::serialize() const {
   // Sorted, so that the same facts give the same bytes (and digest).
   std::vector<llvm::StringRef> Usrs;
@@ -798,20 +811,8 @@ std::string ProjectIndex::serialize() const {
                                {"call", toJson(E.Step->Call)}};
     Fns.push_back(std::move(O));
   }
-  std::vector<llvm::StringRef> MemberUsrs;
-  for (const auto &M : Members)
-    MemberUsrs.push_back(M.getKey());
-  llvm::sort(MemberUsrs);
-  json::Array Ms;
-  for (llvm::StringRef Usr : MemberUsrs)
-    Ms.push_back(toJson(Members.find(Usr)->second));
-  std::vector<llvm::StringRef> Ctors;
-  for (const auto &C : ConvModules)
-    Ctors.push_back(C.getKey());
-  llvm::sort(Ctors);
-  json::Array Convs;
-  for (llvm::StringRef Ctor : Ctors)
-    Convs.push_back(toJson(ConvModules.find(Ctor)->second));
+  json::Array Ms = inKeyOrder(Members);
+  json::Array Convs = inKeyOrder(ConvModules);
   json::Object O{{"version", 1},
                  {"cuda", SelectsCuda},
                  {"inputs", stampsToJson(Inputs)},
