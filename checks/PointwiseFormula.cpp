@@ -746,21 +746,21 @@ PointwiseFormulas::matchLog(const PointwiseAtom &Log) {
     return FusedFormula{"log-softmax", "log_softmax", "", Softmax->Operand,
                         Softmax->Dim, ", and more accurately", true};
   }
-  // log(1 + x)
-  if (P.size() != 2)
+  // log(1 + x), log(x + 1): x as written, whatever it is.
+  std::optional<Arithmetic> Plus = arithmetic(Log.Arg);
+  if (!Plus || Plus->Op != '+' || !Plus->L)
     return std::nullopt;
-  const Monomial &One = P[0].Atoms.empty() ? P[0] : P[1];
-  const Monomial &X = P[0].Atoms.empty() ? P[1] : P[0];
-  if (!One.Atoms.empty() || X.Atoms.size() != 1 || !near(One.Coef, 1) ||
-      !near(X.Coef, 1))
+  std::optional<double> L = constantValue(Plus->L, Ctx);
+  std::optional<double> R = constantValue(Plus->R, Ctx);
+  const Expr *X = L && near(*L, 1) ? Plus->R : R && near(*R, 1) ? Plus->L : nullptr;
+  if (!X || !isTensorExpr(X))
     return std::nullopt;
-  const PointwiseAtom &A = Atoms[X.Atoms[0]];
-  if (A.Fn == PointwiseFn::Exp)
-    return FusedFormula{"softplus", "softplus", "", A.Arg, nullptr,
+  Polynomial Rest = sum(P, constantPoly(1), -1);
+  const PointwiseAtom *Exp = single(Rest, 1);
+  if (Exp && Exp->Fn == PointwiseFn::Exp)
+    return FusedFormula{"softplus", "softplus", "", Exp->Arg, nullptr,
                         ", without overflow for large inputs", false};
-  if (!isTensorExpr(A.E))
-    return std::nullopt;
-  return FusedFormula{"log(1 + x)", "log1p", "", A.E, nullptr,
+  return FusedFormula{"log(1 + x)", "log1p", "", X, nullptr,
                       ", and accurately for small x", false};
 }
 
