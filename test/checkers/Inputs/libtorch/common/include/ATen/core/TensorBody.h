@@ -71,6 +71,8 @@ public:
                  std::optional<ScalarType> Dtype = std::nullopt) const;
   Tensor log_softmax(int64_t Dim,
                      std::optional<ScalarType> Dtype = std::nullopt) const;
+  Tensor half() const;
+  Tensor bfloat16() const;
   Tensor eq(const Tensor &Other) const;
   Tensor &add_(const Tensor &Other) const;
   Tensor &copy_(const Tensor &Src, bool NonBlocking = false) const;
