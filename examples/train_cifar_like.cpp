@@ -80,7 +80,7 @@ struct NetImpl : torch::nn::Module {
   torch::Tensor forward(torch::Tensor x) {
     x = torch::relu(bn1(conv1(x)));
     x = torch::max_pool2d(x, 2);
-    x = torch::relu(bn2(conv2(x)));
+    x = bn2(conv2(x)); x = x * torch::sigmoid(x); // SiLU (swish), by hand
     x = torch::max_pool2d(x, 2);
     x = x.view({x.size(0), -1});
     return torch::log_softmax(fc(x), 1);

@@ -7,6 +7,9 @@
 #include <torch/version.h>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
 
 namespace torchtidy {
 
@@ -372,6 +375,92 @@ Samples measureHostTensorToDevice(const HostTensorParams &P, int FixedRounds,
       S, P.Steps, 1, FixedRounds, Rule,
       [&] { Made = torch::randn(P.Shape).to(Device); },
       [&] { Made = torch::randn(P.Shape, torch::device(Device)); });
+  return S;
+}
+
+namespace {
+
+using PointwiseFn = torch::Tensor (*)(const torch::Tensor &);
+
+/// The written-out formula and the fused op of each fix.
+std::optional<std::pair<PointwiseFn, PointwiseFn>>
+pointwisePair(const std::string &Fused) {
+  static const std::map<std::string, std::pair<PointwiseFn, PointwiseFn>>
+      Pairs = {
+          {"silu",
+           {[](const torch::Tensor &X) { return X * torch::sigmoid(X); },
+            [](const torch::Tensor &X) { return torch::silu(X); }}},
+          {"gelu",
+           {[](const torch::Tensor &X) {
+              return 0.5 * X * (1 + torch::erf(X * M_SQRT1_2));
+            },
+            [](const torch::Tensor &X) { return torch::gelu(X); }}},
+          {"gelu-tanh",
+           {[](const torch::Tensor &X) {
+              return 0.5 * X *
+                     (1 + torch::tanh(0.7978845608028654 *
+                                      (X + 0.044715 * torch::pow(X, 3))));
+            },
+            [](const torch::Tensor &X) { return torch::gelu(X, "tanh"); }}},
+          {"softplus",
+           {[](const torch::Tensor &X) { return torch::log(1 + torch::exp(X)); },
+            [](const torch::Tensor &X) { return torch::softplus(X); }}},
+          {"softmax",
+           {[](const torch::Tensor &X) {
+              return torch::exp(X) / torch::exp(X).sum(-1, true);
+            },
+            [](const torch::Tensor &X) { return torch::softmax(X, -1); }}},
+          {"log_softmax",
+           {[](const torch::Tensor &X) {
+              return torch::log(torch::softmax(X, -1));
+            },
+            [](const torch::Tensor &X) { return torch::log_softmax(X, -1); }}},
+          {"log_sigmoid",
+           {[](const torch::Tensor &X) {
+              return torch::log(torch::sigmoid(X));
+            },
+            [](const torch::Tensor &X) { return torch::log_sigmoid(X); }}},
+          {"rsqrt",
+           {[](const torch::Tensor &X) { return 1 / torch::sqrt(X.abs()); },
+            [](const torch::Tensor &X) { return torch::rsqrt(X.abs()); }}},
+          {"log1p",
+           {[](const torch::Tensor &X) { return torch::log(1 + X.abs()); },
+            [](const torch::Tensor &X) { return torch::log1p(X.abs()); }}},
+          {"expm1",
+           {[](const torch::Tensor &X) { return torch::exp(X) - 1; },
+            [](const torch::Tensor &X) { return torch::expm1(X); }}},
+      };
+  auto It = Pairs.find(Fused);
+  if (It == Pairs.end())
+    return std::nullopt;
+  return It->second;
+}
+
+} // namespace
+
+Samples measureUnfusedPointwise(const UnfusedPointwiseParams &P,
+                                int FixedRounds, const StopRule &Rule) {
+  torch::Device Device(torch::cuda::is_available() ? torch::kCUDA
+                                                   : torch::kCPU);
+  Samples S = startSamples(Device, "the written-out formula of " + P.Fused +
+                                       " against " + P.Fused + " on a " +
+                                       dims(P.Shape) + " float tensor");
+  auto Pair = pointwisePair(P.Fused);
+  if (!Pair || !positive(P.Shape) || P.Calls <= 0) {
+    S.StopReason = "no formula for '" + P.Fused + "'";
+    return S;
+  }
+  torch::NoGradGuard NoGrad;
+  torch::Tensor X = torch::randn(P.Shape, torch::device(Device));
+  S.MaxAbsDiff = (Pair->first(X) - Pair->second(X))
+                     .abs()
+                     .max()
+                     .to(torch::kCPU)
+                     .item<double>();
+  torch::Tensor Out;
+  interleave(
+      S, P.Calls, 1, FixedRounds, Rule, [&] { Out = Pair->first(X); },
+      [&] { Out = Pair->second(X); });
   return S;
 }
 

@@ -109,6 +109,21 @@ struct HostTensorParams {
 Samples measureHostTensorToDevice(const HostTensorParams &P, int FixedRounds,
                                   const StopRule &Rule);
 
+struct UnfusedPointwiseParams {
+  /// The fused op of the fix: silu, gelu, gelu-tanh, softplus, softmax,
+  /// log_softmax, log_sigmoid, rsqrt, log1p or expm1.
+  std::string Fused = "silu";
+  std::vector<int64_t> Shape = {64, 16, 32, 32};
+  int Calls = 5; ///< formula evaluations per sample
+};
+
+/// The formula torch-unfused-pointwise reports for that fused op, written
+/// out (before), against the fused op (after), on the device snippets run
+/// on (CUDA when present, else the CPU). MaxAbsDiff compares their results.
+/// An unknown op yields no samples, with the reason in StopReason.
+Samples measureUnfusedPointwise(const UnfusedPointwiseParams &P,
+                                int FixedRounds, const StopRule &Rule);
+
 } // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_VERIFY_REFERENCE_H

@@ -108,6 +108,27 @@ std::optional<Workload> planBlockingCopy(const json &, const StopRule &Rule) {
                   }};
 }
 
+/// The fused op the fix writes (`torch::gelu(x, "tanh")` is gelu-tanh).
+std::optional<Workload> planUnfusedPointwise(const json &Finding,
+                                             const StopRule &Rule) {
+  std::string After =
+      Finding.value("code", json::object()).value("after", "");
+  std::smatch M;
+  if (!std::regex_search(
+          After, M,
+          std::regex(R"(\b(silu|gelu|softplus|log_softmax|softmax|log_sigmoid|rsqrt|log1p|expm1)\()")))
+    return std::nullopt;
+  UnfusedPointwiseParams P;
+  P.Fused = M[1].str();
+  if (P.Fused == "gelu" && M.suffix().str().find("\"tanh\"") !=
+                               std::string::npos &&
+      M.suffix().str().find("\"tanh\"") < M.suffix().str().find(')'))
+    P.Fused = "gelu-tanh";
+  return Workload{":" + P.Fused, [Rule, P] {
+                    return measureUnfusedPointwise(P, 0, Rule);
+                  }};
+}
+
 /// The benchmarks by the names the check table uses.
 const std::map<std::string_view, Planner> &benchmarks() {
   static const std::map<std::string_view, Planner> Benchmarks = {
@@ -117,6 +138,7 @@ const std::map<std::string_view, Planner> &benchmarks() {
       {"host-tensor-to-device", planHostTensor},
       {"host-sync", planHostSync},
       {"blocking-copy", planBlockingCopy},
+      {"unfused-pointwise", planUnfusedPointwise},
   };
   return Benchmarks;
 }

@@ -51,6 +51,28 @@ public:
   Tensor transpose(int64_t Dim0, int64_t Dim1) const;
   Tensor mul(double Other) const;
   Tensor square() const;
+  // Pointwise math and the reductions of softmax (torch-unfused-pointwise).
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor erf() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor log1p() const;
+  Tensor expm1() const;
+  Tensor pow(double Exponent) const;
+  Tensor mul(const Tensor &Other) const;
+  Tensor div(double Other) const;
+  Tensor add(double Other, double Alpha = 1) const;
+  Tensor sum(int64_t Dim, bool KeepDim = false) const;
+  Tensor logsumexp(int64_t Dim, bool KeepDim = false) const;
+  Tensor softmax(int64_t Dim,
+                 std::optional<ScalarType> Dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t Dim,
+                     std::optional<ScalarType> Dtype = std::nullopt) const;
+  Tensor half() const;
+  Tensor bfloat16() const;
   Tensor eq(const Tensor &Other) const;
   Tensor &add_(const Tensor &Other) const;
   Tensor &copy_(const Tensor &Src, bool NonBlocking = false) const;

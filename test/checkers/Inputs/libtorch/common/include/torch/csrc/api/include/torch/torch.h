@@ -1,5 +1,7 @@
 #pragma once
 #include <ATen/Context.h>
+#include <ATen/Functions.h>
+#include <ATen/autocast_mode.h>
 #include <ATen/core/Formatting.h>
 #include <ATen/core/TensorBody.h>
 #include <torch/csrc/autograd/anomaly_mode.h>

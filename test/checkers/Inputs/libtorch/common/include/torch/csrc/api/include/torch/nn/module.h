@@ -24,6 +24,11 @@ public:
   std::vector<at::Tensor> parameters(bool recurse = true) const;
   void train(bool on = true);
   void eval();
+  // Half precision and devices (torch-tensor-core-alignment).
+  virtual void to(at::Device device, at::ScalarType dtype,
+                  bool non_blocking = false);
+  virtual void to(at::ScalarType dtype, bool non_blocking = false);
+  virtual void to(at::Device device, bool non_blocking = false);
   template <typename ModuleType>
   std::shared_ptr<ModuleType>
   register_module(std::string Name, std::shared_ptr<ModuleType> Module);
@@ -41,9 +46,15 @@ public:
 
 namespace torch {
 namespace nn {
+struct LinearOptions {
+  LinearOptions(int64_t in_features, int64_t out_features);
+  LinearOptions &bias(bool Bias);
+};
+
 class LinearImpl : public Module {
 public:
   LinearImpl(int64_t In, int64_t Out);
+  explicit LinearImpl(const LinearOptions &Options);
   at::Tensor forward(const at::Tensor &Input);
 };
 TORCH_MODULE(Linear);

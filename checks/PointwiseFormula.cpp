@@ -1,0 +1,802 @@
+//===--- PointwiseFormula.cpp - libtorch-tidy -----------------------------===//
+
+#include "PointwiseFormula.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/FoldingSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "utils/DeviceAnalysis.h"
+#include "utils/ParentWalk.h"
+#include <algorithm>
+#include <cmath>
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+namespace {
+
+/// Products with more terms than this are left as they are written.
+constexpr size_t MaxTerms = 16;
+constexpr unsigned MaxDepth = 24;
+
+bool near(double A, double B, double Rel = 1e-6) {
+  return std::fabs(A - B) <= Rel * std::max(std::fabs(A), std::fabs(B));
+}
+
+void normalize(Polynomial &P) {
+  for (Monomial &M : P)
+    llvm::sort(M.Atoms);
+  Polynomial Out;
+  for (const Monomial &M : P) {
+    auto It = llvm::find_if(Out, [&](const Monomial &O) {
+      return O.Atoms == M.Atoms;
+    });
+    if (It == Out.end())
+      Out.push_back(M);
+    else
+      It->Coef += M.Coef;
+  }
+  llvm::erase_if(Out, [](const Monomial &M) { return std::fabs(M.Coef) < 1e-12; });
+  P = std::move(Out);
+}
+
+Polynomial constantPoly(double C) {
+  Polynomial P;
+  P.push_back({C, {}});
+  normalize(P);
+  return P;
+}
+
+void scale(Polynomial &P, double C) {
+  for (Monomial &M : P)
+    M.Coef *= C;
+  normalize(P);
+}
+
+Polynomial sum(const Polynomial &A, const Polynomial &B, double Sign) {
+  Polynomial P = A;
+  for (Monomial M : B) {
+    M.Coef *= Sign;
+    P.push_back(M);
+  }
+  normalize(P);
+  return P;
+}
+
+Polynomial product(const Polynomial &A, const Polynomial &B) {
+  Polynomial P;
+  for (const Monomial &X : A)
+    for (const Monomial &Y : B) {
+      Monomial M{X.Coef * Y.Coef, X.Atoms};
+      M.Atoms.append(Y.Atoms.begin(), Y.Atoms.end());
+      P.push_back(M);
+    }
+  normalize(P);
+  return P;
+}
+
+/// The constant of a polynomial without atoms (0 for the empty one).
+std::optional<double> constantOf(const Polynomial &P) {
+  if (P.empty())
+    return 0.0;
+  if (P.size() == 1 && P[0].Atoms.empty())
+    return P[0].Coef;
+  return std::nullopt;
+}
+
+bool samePoly(const Polynomial &A, const Polynomial &B) {
+  if (A.size() != B.size())
+    return false;
+  return llvm::all_of(A, [&](const Monomial &M) {
+    return llvm::any_of(B, [&](const Monomial &N) {
+      return N.Atoms == M.Atoms && near(N.Coef, M.Coef);
+    });
+  });
+}
+
+bool sameExpr(const Expr *A, const Expr *B, const ASTContext &Ctx) {
+  if (!A || !B)
+    return A == B;
+  A = utils::ignoreWrappers(A);
+  B = utils::ignoreWrappers(B);
+  llvm::FoldingSetNodeID IA, IB;
+  A->Profile(IA, Ctx, /*Canonical=*/true);
+  B->Profile(IB, Ctx, /*Canonical=*/true);
+  return IA == IB;
+}
+
+bool isTensorExpr(const Expr *E) {
+  return E && utils::isTensorType(E->getType());
+}
+
+PointwiseFn fnNamed(llvm::StringRef Name) {
+  return llvm::StringSwitch<PointwiseFn>(Name)
+      .Case("sigmoid", PointwiseFn::Sigmoid)
+      .Case("tanh", PointwiseFn::Tanh)
+      .Case("erf", PointwiseFn::Erf)
+      .Case("exp", PointwiseFn::Exp)
+      .Case("log", PointwiseFn::Log)
+      .Case("log1p", PointwiseFn::Log1p)
+      .Case("sqrt", PointwiseFn::Sqrt)
+      .Case("softmax", PointwiseFn::Softmax)
+      .Case("sum", PointwiseFn::Sum)
+      .Case("logsumexp", PointwiseFn::LogSumExp)
+      .Default(PointwiseFn::None);
+}
+
+/// A call of LibTorch's \p Name: the tensor operand first, then the
+/// arguments (explicit and defaulted), as functions and methods have them.
+struct TorchCall {
+  llvm::StringRef Name;
+  llvm::SmallVector<const Expr *, 4> Args;
+  const CallExpr *Function = nullptr; ///< null for a method
+};
+
+std::optional<TorchCall> torchCall(const Expr *E) {
+  E = utils::ignoreWrappers(E);
+  TorchCall C;
+  if (const CXXMethodDecl *M = utils::tensorMethod(E)) {
+    const auto *MC = cast<CXXMemberCallExpr>(E);
+    C.Name = M->getName();
+    C.Args.push_back(MC->getImplicitObjectArgument());
+    C.Args.append(MC->arg_begin(), MC->arg_end());
+    return C;
+  }
+  const auto *CE = dyn_cast<CallExpr>(E);
+  if (!CE || isa<CXXOperatorCallExpr>(CE) || isa<CXXMemberCallExpr>(CE))
+    return std::nullopt;
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || !FD->getIdentifier() || !utils::isInTorchNamespace(FD))
+    return std::nullopt;
+  C.Name = FD->getName();
+  C.Args.append(CE->arg_begin(), CE->arg_end());
+  C.Function = CE;
+  return C;
+}
+
+bool isDefaulted(const Expr *E) { return isa<CXXDefaultArgExpr>(E); }
+
+/// The dimension argument: an integer, or a braced list of one.
+const Expr *dimension(const Expr *E) {
+  E = utils::ignoreWrappers(E);
+  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
+    E = utils::ignoreWrappers(List->getSubExpr());
+  if (const auto *Init = dyn_cast<InitListExpr>(E)) {
+    if (Init->getNumInits() != 1)
+      return nullptr;
+    E = utils::ignoreWrappers(Init->getInit(0));
+  }
+  return E->getType()->isIntegralOrEnumerationType() ? E : nullptr;
+}
+
+std::optional<bool> boolValue(const Expr *E, const ASTContext &Ctx) {
+  if (isDefaulted(E))
+    return false;
+  bool V;
+  if (E->isValueDependent() || !E->EvaluateAsBooleanCondition(V, Ctx))
+    return std::nullopt;
+  return V;
+}
+
+/// Fills the dimension and keepdim of a softmax, sum or logsumexp call;
+/// false when they are not the plain forms the fused ops take.
+bool readReduction(const TorchCall &C, PointwiseFn Fn, PointwiseAtom &A,
+                   const ASTContext &Ctx) {
+  if (C.Args.size() < 2 || isDefaulted(C.Args[1]))
+    return false;
+  A.Dim = dimension(C.Args[1]);
+  if (!A.Dim)
+    return false;
+  if (Fn == PointwiseFn::Softmax)
+    return C.Args.size() == 2 || isDefaulted(C.Args[2]);
+  if (C.Args.size() > 3 && !isDefaulted(C.Args[3]))
+    return false; // sum's dtype
+  std::optional<bool> Keep =
+      C.Args.size() > 2 ? boolValue(C.Args[2], Ctx) : std::optional(false);
+  if (!Keep)
+    return false;
+  A.KeepDim = *Keep;
+  return true;
+}
+
+/// The operands of `L op R` (operators, the methods and functions mul, div,
+/// add and sub without alpha), and `-R` as `0 - R`.
+struct Arithmetic {
+  char Op = 0;
+  const Expr *L = nullptr, *R = nullptr;
+};
+
+char operatorChar(OverloadedOperatorKind K) {
+  switch (K) {
+  case OO_Plus:
+    return '+';
+  case OO_Minus:
+    return '-';
+  case OO_Star:
+    return '*';
+  case OO_Slash:
+    return '/';
+  default:
+    return 0;
+  }
+}
+
+char opcodeChar(BinaryOperatorKind K) {
+  switch (K) {
+  case BO_Add:
+    return '+';
+  case BO_Sub:
+    return '-';
+  case BO_Mul:
+    return '*';
+  case BO_Div:
+    return '/';
+  default:
+    return 0;
+  }
+}
+
+std::optional<Arithmetic> arithmeticOperator(const Expr *E) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    char C = operatorChar(Op->getOperator());
+    if (!C || Op->getNumArgs() == 0 || Op->getNumArgs() > 2)
+      return std::nullopt;
+    if (Op->getNumArgs() == 1)
+      return C == '-' ? std::optional(Arithmetic{'-', nullptr, Op->getArg(0)})
+                      : std::nullopt;
+    return Arithmetic{C, Op->getArg(0), Op->getArg(1)};
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+    if (char C = opcodeChar(B->getOpcode()))
+      return Arithmetic{C, B->getLHS(), B->getRHS()};
+    return std::nullopt;
+  }
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_Minus)
+    return Arithmetic{'-', nullptr, U->getSubExpr()};
+  return std::nullopt;
+}
+
+std::optional<Arithmetic> arithmetic(const Expr *E) {
+  E = utils::ignoreWrappers(E);
+  if (auto A = arithmeticOperator(E))
+    return A;
+  std::optional<TorchCall> C = torchCall(E);
+  if (!C || C->Args.size() < 2 ||
+      !llvm::all_of(llvm::drop_begin(C->Args, 2), isDefaulted))
+    return std::nullopt;
+  char Op = llvm::StringSwitch<char>(C->Name)
+                .Case("mul", '*')
+                .Case("div", '/')
+                .Case("add", '+')
+                .Case("sub", '-')
+                .Default(0);
+  if (!Op)
+    return std::nullopt;
+  return Arithmetic{Op, C->Args[0], C->Args[1]};
+}
+
+std::optional<double> constantCall(const CallExpr *CE, const ASTContext &Ctx,
+                                   unsigned Depth) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || !FD->getIdentifier() || utils::isInTorchNamespace(FD))
+    return std::nullopt;
+  llvm::SmallVector<double, 2> Args;
+  for (const Expr *A : CE->arguments()) {
+    std::optional<double> V = constantValue(A, Ctx, Depth + 1);
+    if (!V)
+      return std::nullopt;
+    Args.push_back(*V);
+  }
+  llvm::StringRef Name = FD->getName();
+  if (Args.size() == 1 && (Name == "sqrt" || Name == "sqrtf"))
+    return std::sqrt(Args[0]);
+  if (Args.size() == 1 && (Name == "exp" || Name == "expf"))
+    return std::exp(Args[0]);
+  if (Args.size() == 2 && (Name == "pow" || Name == "powf"))
+    return std::pow(Args[0], Args[1]);
+  return std::nullopt;
+}
+
+std::optional<double> constantArithmetic(const Expr *E, const ASTContext &Ctx,
+                                         unsigned Depth) {
+  std::optional<Arithmetic> A = arithmeticOperator(E);
+  if (!A || isTensorExpr(E))
+    return std::nullopt;
+  std::optional<double> L = A->L ? constantValue(A->L, Ctx, Depth + 1) : 0.0;
+  std::optional<double> R = constantValue(A->R, Ctx, Depth + 1);
+  if (!L || !R)
+    return std::nullopt;
+  switch (A->Op) {
+  case '+':
+    return *L + *R;
+  case '-':
+    return *L - *R;
+  case '*':
+    return *L * *R;
+  default:
+    return *R == 0 ? std::nullopt : std::optional(*L / *R);
+  }
+}
+
+bool isPureTensorMethod(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("view", "reshape", "slice", "narrow", "select", "transpose", true)
+      .Cases("permute", "unsqueeze", "squeeze", "flatten", "contiguous", true)
+      .Cases("t", "index", "detach", "expand", "mul", "div", true)
+      .Cases("add", "sub", "sigmoid", "tanh", "exp", "log", true)
+      .Cases("sqrt", "erf", "pow", "neg", "abs", "clone", true)
+      .Default(false);
+}
+
+template <typename Range> bool allRepeatable(Range &&Args, unsigned Depth) {
+  return llvm::all_of(Args, [&](const Expr *A) {
+    return isDefaulted(A) || isRepeatableOperand(A, Depth + 1);
+  });
+}
+
+bool isRepeatableCall(const Expr *E, unsigned Depth) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    OverloadedOperatorKind K = Op->getOperator();
+    bool Pure = K == OO_Plus || K == OO_Minus || K == OO_Star ||
+                K == OO_Slash || K == OO_Subscript || K == OO_Arrow;
+    return Pure && allRepeatable(Op->arguments(), Depth);
+  }
+  if (std::optional<TorchCall> C = torchCall(E))
+    return (isPureTensorMethod(C->Name) || fnNamed(C->Name) != PointwiseFn::None) &&
+           allRepeatable(C->Args, Depth);
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
+    return allRepeatable(CE->arguments(), Depth);
+  return false;
+}
+
+/// The statement of a block that holds \p S, through the declarations
+/// whose initializer \p S is in, and that block.
+std::pair<const Stmt *, const CompoundStmt *> blockStatement(const Stmt *S,
+                                                              ASTContext &Ctx) {
+  DynTypedNode Cur = DynTypedNode::create(*S);
+  for (unsigned Depth = 0; Depth < 64; ++Depth) {
+    DynTypedNodeList Parents = Ctx.getParents(Cur);
+    if (Parents.empty())
+      return {nullptr, nullptr};
+    if (const auto *Block = Parents[0].get<CompoundStmt>())
+      return {Cur.get<Stmt>(), Block};
+    if (!Parents[0].get<Stmt>() && !Parents[0].get<VarDecl>())
+      return {nullptr, nullptr};
+    Cur = Parents[0];
+  }
+  return {nullptr, nullptr};
+}
+
+} // namespace
+
+std::optional<double> constantValue(const Expr *E, const ASTContext &Ctx,
+                                    unsigned Depth) {
+  E = utils::ignoreWrappers(E);
+  if (!E || Depth > 8 || E->isValueDependent() || E->isTypeDependent() ||
+      !E->getType()->isArithmeticType())
+    return std::nullopt;
+  if (const auto *I = dyn_cast<IntegerLiteral>(E))
+    return static_cast<double>(I->getValue().getSExtValue());
+  if (const auto *F = dyn_cast<FloatingLiteral>(E))
+    return F->getValueAsApproximateDouble();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    if (VD && VD->getType().isConstQualified() && VD->getAnyInitializer())
+      return constantValue(VD->getAnyInitializer(), Ctx, Depth + 1);
+    return std::nullopt;
+  }
+  if (const auto *CE = dyn_cast<CallExpr>(E))
+    return constantCall(CE, Ctx, Depth);
+  if (auto V = constantArithmetic(E, Ctx, Depth))
+    return V;
+  Expr::EvalResult R;
+  if (!E->EvaluateAsRValue(R, Ctx))
+    return std::nullopt;
+  if (R.Val.isInt())
+    return static_cast<double>(R.Val.getInt().getSExtValue());
+  if (R.Val.isFloat())
+    return R.Val.getFloat().convertToDouble();
+  return std::nullopt;
+}
+
+bool isRepeatableOperand(const Expr *E, unsigned Depth) {
+  E = utils::ignoreWrappers(E);
+  if (!E || Depth > 8)
+    return false;
+  if (isa<DeclRefExpr, IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr,
+          CXXThisExpr, CXXDefaultArgExpr>(E))
+    return true;
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    return isa<FieldDecl>(ME->getMemberDecl()) &&
+           isRepeatableOperand(ME->getBase(), Depth + 1);
+  if (const auto *B = dyn_cast<BinaryOperator>(E))
+    return !B->isAssignmentOp() && B->getOpcode() != BO_Comma &&
+           isRepeatableOperand(B->getLHS(), Depth + 1) &&
+           isRepeatableOperand(B->getRHS(), Depth + 1);
+  if (const auto *U = dyn_cast<UnaryOperator>(E))
+    return !U->isIncrementDecrementOp() &&
+           isRepeatableOperand(U->getSubExpr(), Depth + 1);
+  if (const auto *List = dyn_cast<InitListExpr>(E))
+    return allRepeatable(List->inits(), Depth);
+  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
+    return isRepeatableOperand(List->getSubExpr(), Depth + 1);
+  return isRepeatableCall(E, Depth);
+}
+
+void PointwiseFormulas::noteKernel(const Expr *E) {
+  if (isTensorExpr(E))
+    Kernels.insert(E);
+}
+
+void PointwiseFormulas::build(const Expr *E, Polynomial &Out,
+                              unsigned Depth) {
+  E = utils::ignoreWrappers(E);
+  if (std::optional<double> C = constantValue(E, Ctx)) {
+    Out = constantPoly(*C);
+    return;
+  }
+  if (Depth < MaxDepth &&
+      (buildArithmetic(E, Out, Depth) || buildPower(E, Out, Depth)))
+    return;
+  if (const VarDecl *VD = Depth < MaxDepth ? readableLocal(E) : nullptr) {
+    if (!llvm::is_contained(Consumed, VD))
+      Consumed.push_back(VD);
+    build(VD->getInit(), Out, Depth + 1);
+    return;
+  }
+  Out.clear();
+  Out.push_back({1, {atomOf(E, Depth)}});
+}
+
+bool PointwiseFormulas::buildArithmetic(const Expr *E, Polynomial &Out,
+                                        unsigned Depth) {
+  std::optional<Arithmetic> A = arithmetic(E);
+  if (!A)
+    return false;
+  if (A->Op == '/')
+    return buildQuotient(E, A->L, A->R, Out, Depth);
+  Polynomial L, R;
+  if (A->L)
+    build(A->L, L, Depth + 1);
+  build(A->R, R, Depth + 1);
+  if (A->Op == '*') {
+    if (L.size() * R.size() > MaxTerms)
+      return false;
+    Out = product(L, R);
+  } else {
+    Out = sum(L, R, A->Op == '-' ? -1 : 1);
+  }
+  noteKernel(E);
+  return true;
+}
+
+bool PointwiseFormulas::buildQuotient(const Expr *E, const Expr *Num,
+                                      const Expr *Den, Polynomial &Out,
+                                      unsigned Depth) {
+  std::optional<double> C = constantValue(Den, Ctx);
+  if (!C || *C == 0)
+    return false; // a quotient of tensors is an atom
+  build(Num, Out, Depth + 1);
+  scale(Out, 1 / *C);
+  noteKernel(E);
+  return true;
+}
+
+bool PointwiseFormulas::buildPower(const Expr *E, Polynomial &Out,
+                                   unsigned Depth) {
+  std::optional<TorchCall> C = torchCall(E);
+  if (!C || C->Args.empty())
+    return false;
+  std::optional<double> N;
+  if (C->Name == "square" && C->Args.size() == 1)
+    N = 2;
+  else if (C->Name == "pow" && C->Args.size() == 2 &&
+           isTensorExpr(C->Args[0]))
+    N = constantValue(C->Args[1], Ctx);
+  if (!N || *N < 1 || *N > 4 || *N != std::floor(*N))
+    return false;
+  Polynomial Base;
+  build(C->Args[0], Base, Depth + 1);
+  Out = Base;
+  for (int I = 1; I < static_cast<int>(*N); ++I) {
+    if (Out.size() * Base.size() > MaxTerms)
+      return false;
+    Out = product(Out, Base);
+  }
+  noteKernel(E);
+  return true;
+}
+
+unsigned PointwiseFormulas::atomOf(const Expr *E, unsigned Depth) {
+  PointwiseAtom A;
+  A.E = E;
+  std::optional<TorchCall> C = torchCall(E);
+  PointwiseFn Fn = C ? fnNamed(C->Name) : PointwiseFn::None;
+  bool Reduction = Fn == PointwiseFn::Softmax || Fn == PointwiseFn::Sum ||
+                   Fn == PointwiseFn::LogSumExp;
+  bool Fits = Fn != PointwiseFn::None && isTensorExpr(C->Args[0]) &&
+              (Reduction ? readReduction(*C, Fn, A, Ctx)
+                         : C->Args.size() == 1);
+  if (!Fits)
+    return intern(A);
+  A.Fn = Fn;
+  A.Arg = C->Args[0];
+  if (Qualifier.empty() && C->Function)
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(
+            C->Function->getCallee()->IgnoreParenImpCasts());
+        Ref && Ref->getQualifierLoc())
+      Qualifier = Lexer::getSourceText(
+                      CharSourceRange::getCharRange(
+                          Ref->getQualifierLoc().getSourceRange().getBegin(),
+                          Ref->getNameInfo().getBeginLoc()),
+                      Ctx.getSourceManager(), Ctx.getLangOpts())
+                      .str();
+  noteKernel(E);
+  build(A.Arg, A.ArgForm, Depth + 1);
+  return intern(A);
+}
+
+bool PointwiseFormulas::sameAtom(const PointwiseAtom &A,
+                                 const PointwiseAtom &B) const {
+  if (A.Fn != B.Fn)
+    return false;
+  if (A.Fn == PointwiseFn::None)
+    return sameExpr(A.E, B.E, Ctx);
+  if (!samePoly(A.ArgForm, B.ArgForm) || A.KeepDim != B.KeepDim)
+    return false;
+  if (!A.Dim || !B.Dim)
+    return A.Dim == B.Dim;
+  std::optional<double> DA = constantValue(A.Dim, Ctx),
+                        DB = constantValue(B.Dim, Ctx);
+  return DA && DB ? *DA == *DB : sameExpr(A.Dim, B.Dim, Ctx);
+}
+
+unsigned PointwiseFormulas::intern(PointwiseAtom A) {
+  for (unsigned I = 0; I < Atoms.size(); ++I)
+    if (sameAtom(Atoms[I], A))
+      return I;
+  Atoms.push_back(std::move(A));
+  return Atoms.size() - 1;
+}
+
+/// A local tensor whose initializer is a part of the formula (arithmetic or
+/// one of its functions), used only inside the root, declared alone in the
+/// root's block before it, with nothing in between that touches what its
+/// initializer reads.
+const VarDecl *PointwiseFormulas::readableLocal(const Expr *E) const {
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!VD || !VD->isLocalVarDecl() || VD->isStaticLocal() || !VD->getInit() ||
+      !utils::isTensorType(VD->getType()))
+    return nullptr;
+  const Expr *Init = utils::ignoreWrappers(VD->getInit());
+  std::optional<TorchCall> C = torchCall(Init);
+  if (!arithmetic(Init) && !(C && fnNamed(C->Name) != PointwiseFn::None))
+    return nullptr;
+  const Stmt *Body = utils::enclosingFunctionBody(VD);
+  auto [Statement, Block] = blockStatement(Root, Ctx);
+  if (!Body || !Block)
+    return nullptr;
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceRange R = Root->getSourceRange();
+  for (const BoundNodes &N :
+       ast_matchers::match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("ref")),
+             *Body, Ctx)) {
+    SourceLocation L = N.getNodeAs<DeclRefExpr>("ref")->getBeginLoc();
+    if (SM.isBeforeInTranslationUnit(L, R.getBegin()) ||
+        SM.isBeforeInTranslationUnit(R.getEnd(), L))
+      return nullptr;
+  }
+  // The declaration, then only statements that leave its inputs alone.
+  llvm::SmallVector<const Decl *, 4> Inputs;
+  for (const BoundNodes &N :
+       ast_matchers::match(findAll(declRefExpr().bind("ref")), *Init, Ctx))
+    Inputs.push_back(N.getNodeAs<DeclRefExpr>("ref")->getDecl());
+  bool Seen = false;
+  for (const Stmt *S : Block->body()) {
+    if (S == Statement)
+      return Seen ? VD : nullptr;
+    if (const auto *DS = dyn_cast<DeclStmt>(S);
+        DS && DS->isSingleDecl() && DS->getSingleDecl() == VD) {
+      Seen = true;
+      continue;
+    }
+    if (!Seen)
+      continue;
+    for (const Decl *D : Inputs)
+      if (!ast_matchers::match(findAll(declRefExpr(to(decl(equalsNode(D))))), *S, Ctx)
+               .empty())
+        return nullptr;
+    if (!isRepeatableOperand(Init))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+const PointwiseAtom *PointwiseFormulas::single(const Polynomial &P,
+                                               double Coef) const {
+  if (P.size() != 1 || P[0].Atoms.size() != 1 || !near(P[0].Coef, Coef))
+    return nullptr;
+  return &Atoms[P[0].Atoms[0]];
+}
+
+std::optional<FusedFormula>
+PointwiseFormulas::matchGelu(const Polynomial &P) const {
+  if (P.size() != 2)
+    return std::nullopt;
+  const Monomial &X = P[0].Atoms.size() == 1 ? P[0] : P[1];
+  const Monomial &XF = P[0].Atoms.size() == 1 ? P[1] : P[0];
+  if (X.Atoms.size() != 1 || XF.Atoms.size() != 2 || !near(X.Coef, 0.5) ||
+      !near(XF.Coef, 0.5))
+    return std::nullopt;
+  unsigned A = X.Atoms[0];
+  unsigned F = XF.Atoms[0] == A ? XF.Atoms[1] : XF.Atoms[0];
+  if (!llvm::is_contained(XF.Atoms, A))
+    return std::nullopt;
+  const PointwiseAtom &Fn = Atoms[F];
+  const Expr *Operand = Atoms[A].E;
+  if (Fn.Fn == PointwiseFn::Erf) {
+    const Polynomial &In = Fn.ArgForm; // x / sqrt(2)
+    if (In.size() != 1 || In[0].Atoms.size() != 1 || In[0].Atoms[0] != A ||
+        !near(In[0].Coef, 0.70710678118654752, 1e-3))
+      return std::nullopt;
+    return FusedFormula{"GELU", "gelu", "", Operand, nullptr, "", true};
+  }
+  if (Fn.Fn != PointwiseFn::Tanh || Fn.ArgForm.size() != 2)
+    return std::nullopt;
+  constexpr double K = 0.79788456080286536; // sqrt(2 / pi)
+  Polynomial Expected;
+  Expected.push_back({K, {A}});
+  Expected.push_back({K * 0.044715, {A, A, A}});
+  for (const Monomial &M : Fn.ArgForm)
+    if (llvm::none_of(Expected, [&](const Monomial &E) {
+          return E.Atoms == M.Atoms && near(E.Coef, M.Coef, 1e-3);
+        }))
+      return std::nullopt;
+  return FusedFormula{"tanh-approximated GELU", "gelu", ", \"tanh\"", Operand,
+                      nullptr, "", true};
+}
+
+std::optional<FusedFormula>
+PointwiseFormulas::matchPolynomial(const Polynomial &P) const {
+  // x * sigmoid(x)
+  if (P.size() == 1 && P[0].Atoms.size() == 2 && near(P[0].Coef, 1)) {
+    for (unsigned I = 0; I < 2; ++I) {
+      const PointwiseAtom &S = Atoms[P[0].Atoms[I]];
+      const PointwiseAtom &X = Atoms[P[0].Atoms[1 - I]];
+      if (S.Fn == PointwiseFn::Sigmoid && single(S.ArgForm, 1) == &X)
+        return FusedFormula{"SiLU", "silu", "", X.E, nullptr, "", true};
+    }
+    return std::nullopt;
+  }
+  if (P.size() != 2)
+    return std::nullopt;
+  if (auto G = matchGelu(P))
+    return G;
+  // exp(x) - 1 and x - x.logsumexp(d, true)
+  for (unsigned I = 0; I < 2; ++I) {
+    const Monomial &Plus = P[I], &Minus = P[1 - I];
+    if (!near(Plus.Coef, 1) || !near(Minus.Coef, -1) ||
+        Plus.Atoms.size() != 1)
+      continue;
+    const PointwiseAtom &A = Atoms[Plus.Atoms[0]];
+    if (Minus.Atoms.empty() && A.Fn == PointwiseFn::Exp)
+      return FusedFormula{"exp(x) - 1", "expm1", "", A.Arg, nullptr,
+                          ", and accurately for small x", false};
+    if (Minus.Atoms.size() != 1)
+      continue;
+    const PointwiseAtom &L = Atoms[Minus.Atoms[0]];
+    if (L.Fn == PointwiseFn::LogSumExp && L.KeepDim &&
+        single(L.ArgForm, 1) == &A)
+      return FusedFormula{"log-softmax", "log_softmax", "", A.E, L.Dim,
+                          ", and more accurately", true};
+  }
+  return std::nullopt;
+}
+
+std::optional<FusedFormula> PointwiseFormulas::matchQuotient(const Expr *Num,
+                                                             const Expr *Den) {
+  Polynomial N, D;
+  build(Num, N, 1);
+  build(Den, D, 1);
+  if (std::optional<double> One = constantOf(N); One && near(*One, 1)) {
+    const PointwiseAtom *Sqrt = single(D, 1);
+    if (Sqrt && Sqrt->Fn == PointwiseFn::Sqrt)
+      return FusedFormula{"reciprocal square root", "rsqrt", "", Sqrt->Arg,
+                          nullptr, "", false};
+    return std::nullopt;
+  }
+  const PointwiseAtom *Exp = single(N, 1);
+  const PointwiseAtom *Sum = single(D, 1);
+  if (!Exp || !Sum || Exp->Fn != PointwiseFn::Exp ||
+      Sum->Fn != PointwiseFn::Sum || !Sum->KeepDim || single(Sum->ArgForm, 1) != Exp)
+    return std::nullopt;
+  return FusedFormula{"softmax", "softmax", "", Exp->Arg, Sum->Dim,
+                      ", without overflow for large inputs", true};
+}
+
+std::optional<FusedFormula>
+PointwiseFormulas::matchLog(const PointwiseAtom &Log) {
+  const Polynomial &P = Log.ArgForm;
+  if (Log.Fn == PointwiseFn::Log1p) {
+    const PointwiseAtom *Exp = single(P, 1);
+    if (Exp && Exp->Fn == PointwiseFn::Exp)
+      return FusedFormula{"softplus", "softplus", "", Exp->Arg, nullptr,
+                          ", without overflow for large inputs", false};
+    return std::nullopt;
+  }
+  if (const PointwiseAtom *A = single(P, 1)) {
+    if (A->Fn == PointwiseFn::Sigmoid)
+      return FusedFormula{"log-sigmoid", "log_sigmoid", "", A->Arg, nullptr,
+                          ", and more accurately", false};
+    if (A->Fn == PointwiseFn::Softmax)
+      return FusedFormula{"log-softmax", "log_softmax", "", A->Arg, A->Dim,
+                          ", and more accurately", false};
+    std::optional<Arithmetic> Q = arithmetic(A->E);
+    if (A->Fn != PointwiseFn::None || !Q || Q->Op != '/')
+      return std::nullopt;
+    std::optional<FusedFormula> Softmax = matchQuotient(Q->L, Q->R);
+    if (!Softmax || Softmax->Function != "softmax")
+      return std::nullopt;
+    noteKernel(A->E);
+    return FusedFormula{"log-softmax", "log_softmax", "", Softmax->Operand,
+                        Softmax->Dim, ", and more accurately", true};
+  }
+  // log(1 + x), log(x + 1): x as written, whatever it is.
+  std::optional<Arithmetic> Plus = arithmetic(Log.Arg);
+  if (!Plus || Plus->Op != '+' || !Plus->L)
+    return std::nullopt;
+  std::optional<double> L = constantValue(Plus->L, Ctx);
+  std::optional<double> R = constantValue(Plus->R, Ctx);
+  const Expr *X = L && near(*L, 1) ? Plus->R : R && near(*R, 1) ? Plus->L : nullptr;
+  if (!X || !isTensorExpr(X))
+    return std::nullopt;
+  Polynomial Rest = sum(P, constantPoly(1), -1);
+  const PointwiseAtom *Exp = single(Rest, 1);
+  if (Exp && Exp->Fn == PointwiseFn::Exp)
+    return FusedFormula{"softplus", "softplus", "", Exp->Arg, nullptr,
+                        ", without overflow for large inputs", false};
+  return FusedFormula{"log(1 + x)", "log1p", "", X, nullptr,
+                      ", and accurately for small x", false};
+}
+
+std::optional<FusedFormula> PointwiseFormulas::match() {
+  const Expr *E = utils::ignoreWrappers(Root);
+  if (!isTensorExpr(E))
+    return std::nullopt;
+  std::optional<FusedFormula> F;
+  std::optional<TorchCall> C = torchCall(E);
+  PointwiseFn Fn = C ? fnNamed(C->Name) : PointwiseFn::None;
+  std::optional<Arithmetic> A = arithmetic(E);
+  if (Fn == PointwiseFn::Log || Fn == PointwiseFn::Log1p) {
+    const PointwiseAtom &Log = Atoms[atomOf(E, 0)];
+    if (Log.Fn == Fn)
+      F = matchLog(Log);
+  } else if (A && A->Op == '/' && !constantValue(A->R, Ctx)) {
+    noteKernel(E);
+    F = matchQuotient(A->L, A->R);
+  } else if (A) {
+    Polynomial P;
+    build(E, P, 0);
+    F = matchPolynomial(P);
+  }
+  if (F && F->ReadsOperandTwice && !isRepeatableOperand(F->Operand))
+    return std::nullopt;
+  return F;
+}
+
+unsigned PointwiseFormulas::kernelsAround(const Expr *Operand) const {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceRange R = Operand->getSourceRange();
+  auto Inside = [&](const Expr *E) {
+    return !SM.isBeforeInTranslationUnit(E->getBeginLoc(), R.getBegin()) &&
+           !SM.isBeforeInTranslationUnit(R.getEnd(), E->getEndLoc());
+  };
+  return llvm::count_if(Kernels, [&](const Expr *E) { return !Inside(E); });
+}
+
+} // namespace clang::tidy::torch

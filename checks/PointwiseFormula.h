@@ -1,0 +1,133 @@
+//===--- PointwiseFormula.h - libtorch-tidy ---------------------*- C++ -*-===//
+//
+// Hand-written formulas that ATen computes in one fused kernel. An
+// expression of tensors is read as a polynomial over atoms (the operands it
+// does not look into, and the calls of sigmoid, tanh, erf, exp, log, sqrt,
+// softmax, sum and logsumexp) with constant coefficients, so that
+// `0.5 * x * (1 + tanh(k * (x + c * x.pow(3))))` is recognized however its
+// products and sums are grouped, ordered or spelled (functions, methods,
+// at:: or torch::). A local that holds a part of the formula and is used
+// nowhere else is read through.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_POINTWISEFORMULA_H
+#define LIBTORCH_TIDY_CHECKS_POINTWISEFORMULA_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+#include <string>
+
+namespace clang::tidy::torch {
+
+/// The LibTorch functions a formula is made of.
+enum class PointwiseFn {
+  None,
+  Sigmoid,
+  Tanh,
+  Erf,
+  Exp,
+  Log,
+  Log1p,
+  Sqrt,
+  Softmax,
+  Sum,
+  LogSumExp
+};
+
+/// A constant times a product of atoms (indices into the atom table,
+/// sorted, repeated for powers).
+struct Monomial {
+  double Coef = 1;
+  llvm::SmallVector<unsigned, 4> Atoms;
+};
+using Polynomial = llvm::SmallVector<Monomial, 4>;
+
+/// An operand the formula does not look into, or a call of one of the
+/// functions above with the polynomial of its tensor argument.
+struct PointwiseAtom {
+  const Expr *E = nullptr;
+  PointwiseFn Fn = PointwiseFn::None;
+  const Expr *Arg = nullptr;
+  Polynomial ArgForm;
+  /// softmax, sum and logsumexp: the dimension, and keepdim.
+  const Expr *Dim = nullptr;
+  bool KeepDim = false;
+};
+
+/// The fused ATen op a formula computes.
+struct FusedFormula {
+  /// What the formula is, in words ("SiLU").
+  llvm::StringRef Name;
+  /// The ATen function ("silu") and the arguments after the operand and
+  /// the dimension (`, "tanh"`).
+  llvm::StringRef Function, Extra;
+  const Expr *Operand = nullptr;
+  const Expr *Dim = nullptr;
+  /// Why the fused op is also more accurate, or empty.
+  llvm::StringRef Accuracy;
+  /// The formula reads its operand more than once: the operand must be the
+  /// same value each time (no side effects).
+  bool ReadsOperandTwice = false;
+};
+
+class PointwiseFormulas {
+public:
+  PointwiseFormulas(ASTContext &Ctx, const Expr *Root)
+      : Ctx(Ctx), Root(Root) {}
+
+  /// The fused op that the root computes, or nothing.
+  std::optional<FusedFormula> match();
+  /// The tensor operations (kernels) the formula runs as written, those
+  /// that compute its operand \p Operand aside.
+  unsigned kernelsAround(const Expr *Operand) const;
+  /// The locals read through: their declarations go with the fix.
+  llvm::ArrayRef<const VarDecl *> consumedLocals() const { return Consumed; }
+  /// The namespace of the first qualified function of the formula as
+  /// written (`torch::`, `at::`), or empty.
+  llvm::StringRef qualifier() const { return Qualifier; }
+
+private:
+  void build(const Expr *E, Polynomial &Out, unsigned Depth);
+  bool buildArithmetic(const Expr *E, Polynomial &Out, unsigned Depth);
+  bool buildQuotient(const Expr *E, const Expr *Num, const Expr *Den,
+                     Polynomial &Out, unsigned Depth);
+  bool buildPower(const Expr *E, Polynomial &Out, unsigned Depth);
+  unsigned atomOf(const Expr *E, unsigned Depth);
+  unsigned intern(PointwiseAtom A);
+  bool sameAtom(const PointwiseAtom &A, const PointwiseAtom &B) const;
+  const VarDecl *readableLocal(const Expr *E) const;
+  void noteKernel(const Expr *E);
+
+  std::optional<FusedFormula> matchPolynomial(const Polynomial &P) const;
+  std::optional<FusedFormula> matchGelu(const Polynomial &P) const;
+  std::optional<FusedFormula> matchQuotient(const Expr *Num,
+                                            const Expr *Den);
+  std::optional<FusedFormula> matchLog(const PointwiseAtom &Log);
+  const PointwiseAtom *single(const Polynomial &P, double Coef) const;
+
+  ASTContext &Ctx;
+  const Expr *Root;
+  llvm::SmallVector<PointwiseAtom, 8> Atoms;
+  llvm::DenseSet<const Expr *> Kernels;
+  llvm::SmallVector<const VarDecl *, 2> Consumed;
+  std::string Qualifier;
+};
+
+/// Whether reading \p E twice gives the same value: names, members,
+/// literals, arithmetic, and tensor methods and functions without side
+/// effects (views, pointwise math) of such operands.
+bool isRepeatableOperand(const Expr *E, unsigned Depth = 0);
+
+/// The value of a constant arithmetic expression: literals, constant
+/// variables, arithmetic, and sqrt/pow/exp of constants.
+std::optional<double> constantValue(const Expr *E, const ASTContext &Ctx,
+                                    unsigned Depth = 0);
+
+} // namespace clang::tidy::torch
+
+#endif // LIBTORCH_TIDY_CHECKS_POINTWISEFORMULA_H

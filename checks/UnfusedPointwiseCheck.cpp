@@ -1,0 +1,144 @@
+//===--- UnfusedPointwiseCheck.cpp - libtorch-tidy ------------------------===//
+//
+// A formula written out of pointwise ATen ops runs one kernel per op, each
+// reading and writing the whole tensor; ATen has the common ones as a single
+// kernel that reads the input once (and, for log1p, expm1, softmax and the
+// log forms, computes it more accurately). The fix-it replaces the whole
+// expression with the fused op, which is equal in exact arithmetic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "UnfusedPointwiseCheck.h"
+#include "PointwiseFormula.h"
+#include "TorchTidyModule.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+#include "utils/DeviceAnalysis.h"
+#include "utils/FindingPayload.h"
+#include "utils/LibTorchHeaders.h"
+#include "utils/LibTorchNames.h"
+#include "utils/SourceText.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+namespace {
+
+/// The statement \p S with, when nothing else is on its lines, the lines
+/// themselves.
+CharSourceRange wholeLinesOf(const DeclStmt *S, const SourceManager &SM) {
+  SourceLocation Begin = S->getBeginLoc(), Semi = S->getEndLoc();
+  CharSourceRange Statement = CharSourceRange::getTokenRange(Begin, Semi);
+  bool Invalid = false;
+  llvm::StringRef Buffer = SM.getBufferData(SM.getFileID(Begin), &Invalid);
+  if (Invalid)
+    return Statement;
+  unsigned B = SM.getFileOffset(Begin), E = SM.getFileOffset(Semi) + 1;
+  size_t LineStart = Buffer.rfind('\n', B);
+  LineStart = LineStart == llvm::StringRef::npos ? 0 : LineStart + 1;
+  size_t LineEnd = Buffer.find('\n', E);
+  if (LineEnd == llvm::StringRef::npos ||
+      !Buffer.slice(LineStart, B).trim().empty() ||
+      !Buffer.slice(E, LineEnd).trim().empty())
+    return Statement;
+  // From the newline before: a removal between blanks takes one more
+  // (clang's EditedSource), which would join the next line's indentation.
+  if (LineStart == 0)
+    return Statement;
+  return CharSourceRange::getCharRange(
+      Begin.getLocWithOffset(-static_cast<int>(B - LineStart + 1)),
+      Semi.getLocWithOffset(static_cast<int>(LineEnd - (E - 1))));
+}
+
+/// The declaration statement of a local read through.
+const DeclStmt *declarationOf(const VarDecl *VD, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*VD);
+  return Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+}
+
+bool inMacro(SourceRange R) {
+  return R.getBegin().isMacroID() || R.getEnd().isMacroID();
+}
+
+/// The log call whose argument \p E is, when there is one: it reports the
+/// log-softmax that \p E's softmax is part of.
+bool isArgumentOfLog(const Expr *E, ASTContext &Ctx) {
+  const Stmt *Cur = E;
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    DynTypedNodeList Parents = Ctx.getParents(*Cur);
+    const auto *P = Parents.empty() ? nullptr : Parents[0].get<Expr>();
+    if (!P)
+      return false;
+    if (utils::ignoreWrappers(P) == utils::ignoreWrappers(E)) {
+      Cur = P;
+      continue;
+    }
+    const CXXMethodDecl *M = utils::tensorMethod(P);
+    if (M)
+      return M->getName() == "log";
+    const auto *CE = dyn_cast<CallExpr>(P);
+    const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+    return FD && utils::isTorchFunction(FD, {"log"});
+  }
+  return false;
+}
+
+} // namespace
+
+void UnfusedPointwiseCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
+  auto Tensor = hasType(hasUnqualifiedDesugaredType(recordType(
+      hasDeclaration(cxxRecordDecl(hasName("::at::Tensor"))))));
+  auto Roots = anyOf(
+      cxxOperatorCallExpr(hasAnyOverloadedOperatorName("*", "/", "-", "+")),
+      cxxMemberCallExpr(callee(cxxMethodDecl(
+          hasAnyName("log", "log1p", "mul", "div", "sub", "add")))),
+      callExpr(callee(functionDecl(hasAnyName("::at::log", "::at::log1p",
+                                              "::at::mul", "::at::div",
+                                              "::at::sub", "::at::add")))));
+  Finder->addMatcher(expr(utils::isOutsideLibTorch(),
+                          unless(isInTemplateInstantiation()), Tensor, Roots)
+                         .bind("root"),
+                     this);
+}
+
+void UnfusedPointwiseCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Root = Result.Nodes.getNodeAs<Expr>("root");
+  ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = Ctx.getLangOpts();
+  if (!Root || inMacro(Root->getSourceRange()) ||
+      Root->isInstantiationDependent())
+    return;
+  PointwiseFormulas Formulas(Ctx, Root);
+  std::optional<FusedFormula> F = Formulas.match();
+  if (!F || (F->Function == "softmax" && isArgumentOfLog(Root, Ctx)))
+    return;
+  std::string Operand =
+      utils::sourceText(F->Operand->getSourceRange(), SM, LO);
+  if (Operand.empty() || inMacro(F->Operand->getSourceRange()))
+    return;
+  std::string Qualifier = Formulas.qualifier().str();
+  if (Qualifier.empty())
+    Qualifier = utils::torchNamespace(Ctx) + "::";
+  std::string Fused = Qualifier + F->Function.str() + "(" + Operand;
+  if (F->Dim)
+    Fused += ", " + utils::sourceText(F->Dim->getSourceRange(), SM, LO);
+  Fused += F->Extra.str() + ")";
+
+  std::string Format = "%0 written out in %1 kernels; '%2' computes it in one";
+  Format += F->Accuracy.str();
+  auto D = diag(Root->getBeginLoc(), Format)
+           << F->Name << Formulas.kernelsAround(F->Operand) << Fused;
+  D << FixItHint::CreateReplacement(Root->getSourceRange(), Fused);
+  for (const VarDecl *VD : Formulas.consumedLocals())
+    if (const DeclStmt *DS = declarationOf(VD, Ctx))
+      D << FixItHint::CreateRemoval(wholeLinesOf(DS, SM));
+  utils::recordStatementPayload(getID(), Root->getBeginLoc(), Root, Ctx);
+}
+
+TORCH_TIDY_CHECK_FACTORY(UnfusedPointwiseCheck)
+
+} // namespace clang::tidy::torch
