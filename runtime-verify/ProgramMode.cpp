@@ -405,6 +405,7 @@ int ProgramVerifier::run() {
   TempDir Temp;
   if (!Temp.ok())
     return failAll("cannot create a temporary directory", "");
+  Setup->BuildBox = probeBuildNamespace();
   Tree = std::make_unique<ScratchTree>(Temp.path(), *Setup);
   ErrorOr<double> Baseline = Tree->buildBaseline();
   if (!Baseline)

@@ -114,9 +114,11 @@ ErrorOr<bool> copyTree(const fs::path &From, const fs::path &To,
 }
 
 ProcessResult runTool(const std::vector<std::string> &Argv,
-                      const std::string &Dir, double Seconds) {
+                      const std::string &Dir, double Seconds,
+                      const Sandbox *Box = nullptr) {
   Limits L;
   L.Seconds = Seconds;
+  L.Confine = Box;
   return runProcess(Argv, Dir, L);
 }
 
@@ -245,7 +247,7 @@ ErrorOr<double> ScratchTree::build() {
           : std::vector<std::string>{
                 "/bin/sh", "-c",
                 withPlaceholders(Setup.BuildCommand, Build, Src)};
-  ProcessResult R = runTool(Argv, Src, Setup.Timeout);
+  ProcessResult R = runTool(Argv, Src, Setup.Timeout, &Setup.BuildBox);
   if (!succeeded(R)) {
     CompileFailed = true;
     return Failure{whyFailed(R, Setup.Timeout)};

@@ -19,6 +19,7 @@
 #define LIBTORCH_TIDY_VERIFY_PROJECTTREE_H
 
 #include "ErrorOr.h"
+#include "Process.h"
 
 #include <string>
 #include <utility>
@@ -60,6 +61,9 @@ struct BuildSetup {
   std::string BuildCommand; ///< --build-command, or "" for CMake
   std::string FixTool;      ///< libtorch-tidy, for --apply-fixits
   double Timeout = 1800;    ///< seconds a configure or build may take
+  /// Where builds run (probeBuildNamespace): the configure step, which may
+  /// download, runs outside it.
+  Sandbox BuildBox;
 };
 
 /// The scratch builds of one verifier run, under \p Root (the run's
