@@ -108,9 +108,10 @@ ProgramRunResult runProgram(const std::string &Command, const std::string &Dir,
                             const std::string &Source, const Limits &L,
                             const std::regex *Metric) {
   ProgramRunResult R;
-  // The shell changes to the source copy; the sandbox makes the whole
-  // variant writable.
-  std::string Script = "cd '" + Source + "' && " + Command;
+  // The shell changes to the source copy, with the variant's directory as
+  // $TMPDIR (the sandbox makes the whole variant writable).
+  std::string Script = "TMPDIR='" + Dir + "' && export TMPDIR && cd '" +
+                       Source + "' && " + Command;
   ProcessResult P = runProcess({"/bin/sh", "-c", Script}, Dir, L);
   R.Output = P.Output;
   if (!P.Started || P.TimedOut || P.TaskLimit || P.Signal || P.ExitCode) {

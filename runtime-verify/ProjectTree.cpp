@@ -113,12 +113,17 @@ ErrorOr<bool> copyTree(const fs::path &From, const fs::path &To,
   return true;
 }
 
-ProcessResult runTool(const std::vector<std::string> &Argv,
-                      const std::string &Dir, double Seconds,
+/// Runs \p Argv with its temporary files (the compiler's) in \p Temp, so
+/// that a killed run leaves none in the user's $TMPDIR.
+ProcessResult runTool(std::vector<std::string> Argv, const std::string &Dir,
+                      double Seconds, const std::string &Temp,
                       const Sandbox *Box = nullptr) {
   Limits L;
   L.Seconds = Seconds;
   L.Confine = Box;
+  std::error_code EC;
+  fs::create_directories(Temp, EC);
+  Argv.insert(Argv.begin(), {"/usr/bin/env", "TMPDIR=" + Temp});
   return runProcess(Argv, Dir, L);
 }
 
@@ -228,7 +233,7 @@ ErrorOr<bool> ScratchTree::configure() {
                                    Script};
   if (!Setup.Project.Generator.empty())
     Argv.insert(Argv.end(), {"-G", Setup.Project.Generator});
-  ProcessResult R = runTool(Argv, Root, Setup.Timeout);
+  ProcessResult R = runTool(Argv, Root, Setup.Timeout, Root + "/tmp");
   if (!succeeded(R)) {
     CompileFailed = true;
     return Failure{"configuring the scratch copy failed: " +
@@ -247,7 +252,8 @@ ErrorOr<double> ScratchTree::build() {
           : std::vector<std::string>{
                 "/bin/sh", "-c",
                 withPlaceholders(Setup.BuildCommand, Build, Src)};
-  ProcessResult R = runTool(Argv, Src, Setup.Timeout, &Setup.BuildBox);
+  ProcessResult R =
+      runTool(Argv, Src, Setup.Timeout, Root + "/tmp", &Setup.BuildBox);
   if (!succeeded(R)) {
     CompileFailed = true;
     return Failure{whyFailed(R, Setup.Timeout)};
@@ -298,7 +304,8 @@ ErrorOr<bool> ScratchTree::applyEdits(int K, const std::vector<Edit> &Edits) {
   if (!writeText(Spec, Doc.dump(1)))
     return Failure{"cannot write " + Spec};
   ProcessResult R =
-      runTool({Setup.FixTool, "--apply-fixits=" + Spec}, Root, 300);
+      runTool({Setup.FixTool, "--apply-fixits=" + Spec}, Root, 300,
+              Root + "/tmp");
   if (!succeeded(R))
     return Failure{"the fix-its could not be applied: " +
                    whyFailed(R, 300)};
@@ -309,7 +316,8 @@ ErrorOr<double> ScratchTree::buildVariant(int K,
                                           const std::vector<Edit> &Edits) {
   CompileFailed = false;
   ProcessResult Copy =
-      runTool({"cp", "-a", variantDir(0), variantDir(K)}, Root, Setup.Timeout);
+      runTool({"cp", "-a", variantDir(0), variantDir(K)}, Root, Setup.Timeout,
+              Root + "/tmp");
   if (!succeeded(Copy))
     return Failure{"cannot copy the baseline: " + firstError(Copy.Output)};
   ErrorOr<bool> Applied = applyEdits(K, Edits);
