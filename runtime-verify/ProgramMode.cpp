@@ -137,7 +137,8 @@ private:
   void addAllFixes();
   ProgramRunResult runVariant(const Variant &V);
   void runRounds();
-  bool shouldStop(double Seconds) const;
+  /// Why the rounds stop now, or nothing while they go on.
+  std::optional<std::string> roundsStop(double Seconds) const;
   void judge();
   json programSection(double BaselineBuild, double Wall) const;
 };
@@ -290,26 +291,28 @@ void ProgramVerifier::addAllFixes() {
   warmUp(Variants.back());
 }
 
-bool ProgramVerifier::shouldStop(double Seconds) const {
+std::optional<std::string> ProgramVerifier::roundsStop(double Seconds) const {
   if (O.Runs > 0)
-    return Rounds >= O.Runs;
+    return Rounds >= O.Runs ? std::optional<std::string>("rounds")
+                            : std::nullopt;
   if (Rounds >= 200)
-    return true;
+    return "samples";
   if (Rounds < MinProgramRounds)
-    return false;
+    return std::nullopt;
   size_t Timed = 0;
   for (const Variant &V : Variants)
     Timed += V.Active;
-  double Cap = O.TimeCapSet ? O.TimeCap : O.TimeCap * static_cast<double>(Timed);
+  double Cap =
+      O.TimeCapSet ? O.TimeCap : O.TimeCap * static_cast<double>(Timed);
   if (Seconds >= Cap)
-    return true;
+    return "time";
   // The noise rule of the snippets: every variant's samples tight.
   StopRule Rule;
   for (const Variant &V : Variants)
     if (V.Active && (Rounds < static_cast<int>(Rule.MinSamples) ||
                      relativeSpread(V.Samples) >= Rule.NoiseTarget))
-      return false;
-  return true;
+      return std::nullopt;
+  return "noise";
 }
 
 /// Rounds of one run of every variant, in a new random order each round.
@@ -322,7 +325,11 @@ void ProgramVerifier::runRounds() {
       Order.push_back(I);
   if (Order.size() < 2)
     return;
-  while (!shouldStop(secondsSince(Start))) {
+  for (;;) {
+    if (std::optional<std::string> Why = roundsStop(secondsSince(Start))) {
+      Stop = *Why;
+      break;
+    }
     std::shuffle(Order.begin(), Order.end(), Shuffle);
     for (size_t I : Order) {
       Variant &V = Variants[I];
@@ -346,7 +353,6 @@ void ProgramVerifier::runRounds() {
     }
     ++Rounds;
   }
-  Stop = O.Runs > 0 ? "rounds" : Rounds >= 200 ? "samples" : "time or noise";
 }
 
 /// The verdict of every variant still timed, on the pairs of its runs with

@@ -3,13 +3,14 @@
 //   train [STEPS]
 #include "data.h"
 #include "model.h"
+#include "settings.h"
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
 int main(int argc, char **argv) {
-  int Steps = argc > 1 ? std::atoi(argv[1]) : 10;
+  int Steps = argc > 1 ? std::atoi(argv[1]) : defaultSteps();
   torch::manual_seed(7);
   torch::Device Device(torch::kCPU);
   torch::set_num_threads(1);
@@ -18,7 +19,7 @@ int main(int argc, char **argv) {
 
   StackNet Model(16, 2, 4);
   Model->to(Device);
-  torch::optim::SGD Optimizer(Model->parameters(), torch::optim::SGDOptions(0.05));
+  torch::optim::SGD Optimizer(Model->parameters(), torch::optim::SGDOptions(learningRate()));
   auto Loader = torch::data::make_data_loader(
       PointSet(256, 16, 4, Device).map(torch::data::transforms::Stack<>()),
       torch::data::DataLoaderOptions().batch_size(8));
