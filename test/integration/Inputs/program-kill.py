@@ -1,8 +1,8 @@
-"""Kills a program-mode verifier with SIGKILL in the middle of its scratch
-builds, then runs another command (a new verifier run) and reports what the
-temporary directory holds.
+"""Kills a program-mode verifier with SIGNAL (KILL or TERM) in the middle
+of its scratch builds, then runs another command (a new verifier run) and
+reports what the temporary directory holds.
 
-  program-kill.py TMPDIR -- VERIFIER ARGS... --then NEXT ARGS...
+  program-kill.py TMPDIR SIGNAL -- VERIFIER ARGS... --then NEXT ARGS...
 """
 import glob
 import os
@@ -12,7 +12,8 @@ import sys
 import time
 
 tmp = sys.argv[1]
-args = sys.argv[3:]
+sig = getattr(signal, "SIG" + sys.argv[2])
+args = sys.argv[4:]
 cut = args.index("--then")
 first, then = args[:cut], args[cut + 1:]
 env = dict(os.environ, TMPDIR=tmp)
@@ -28,7 +29,7 @@ while time.time() < deadline and proc.poll() is None:
         break
     time.sleep(0.2)
 print("scratch build seen:", "yes" if seen else "no")
-proc.send_signal(signal.SIGKILL)
+proc.send_signal(sig)
 proc.wait()
 print("verifier exit:", "SIGKILL" if proc.returncode == -signal.SIGKILL else proc.returncode)
 time.sleep(1)
