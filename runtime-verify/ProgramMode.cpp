@@ -153,6 +153,8 @@ void ProgramVerifier::planResults() {
     std::vector<Edit> Edits = editsOf(F);
     if (Edits.empty()) {
       notVerifiable(R, "the finding has no fix-it to measure", "");
+      R.Kind.clear(); // nothing was built or run for it
+      R.Variant.clear();
       continue;
     }
     const CheckInfo *Info = findCheck(R.Check);
