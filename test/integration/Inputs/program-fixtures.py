@@ -8,7 +8,7 @@ rate): the verifier must say changes-results and --fix-only never apply it.
 `hang` exports a fix after which the program never ends: killed at the
 timeout, the other variants go on. `wrap` adds both to the findings of the
 project (its settings.cpp, next to the first finding's file) and runs the
-real verifier with a 20 s timeout. Both edit settings.cpp, which compiles
+real verifier with a 10 s timeout. Both edit settings.cpp, which compiles
 in a second; the hang's fix has two fix-its (the call and its #include).
 """
 import json
@@ -63,7 +63,7 @@ def main():
     files = [f["file"] for f in json.load(open(findings))["findings"]]
     settings = os.path.join(os.path.dirname(files[0]), "settings.cpp")
     inject(findings, settings, ["wrong", "hang"])
-    os.execv(real, [real] + sys.argv[3:] + ["--timeout", "20"])
+    os.execv(real, [real] + sys.argv[3:] + ["--timeout", "10"])
 
 
 if __name__ == "__main__":

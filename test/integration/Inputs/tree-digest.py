@@ -17,7 +17,7 @@ if sys.argv[1] == "--changed":
             print("changed:", path)
     print("end")
     sys.exit(0)
-root = os.path.dirname(os.path.commonpath([os.path.abspath(d) for d in sys.argv[1:]]))
+root = os.path.commonpath([os.path.abspath(d) for d in sys.argv[1:]])
 for top in sys.argv[1:]:
     for dirpath, dirnames, filenames in os.walk(top):
         dirnames.sort()
