@@ -130,6 +130,13 @@ ProgramRunResult runProgram(const std::string &Command, const std::string &Dir,
             "group";
     return R;
   }
+  if (!(*V > 0)) {
+    // A ratio needs a time above zero: the printed number is too coarse.
+    R.FailureKind = "no-metric";
+    R.Why = "the --metric value is " + std::to_string(*V) +
+            ", not a positive time";
+    return R;
+  }
   R.Ok = true;
   R.Value = *V;
   return R;
