@@ -5,7 +5,7 @@
 
 int main() {
   auto Start = std::chrono::steady_clock::now();
-  for (volatile long I = 0; I < 30000000; I = I + 1) {
+  for (volatile long I = 0; I < 40000000; I = I + 1) {
   }
   long Sum = 0;
   for (long I = 0; I < 1000; ++I)
