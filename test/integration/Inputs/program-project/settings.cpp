@@ -2,4 +2,4 @@
 
 double learningRate() { return 0.05; }
 
-int defaultSteps() { return 10; }
+int defaultSteps() { return 20; }
