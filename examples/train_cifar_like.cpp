@@ -111,8 +111,8 @@ double evaluate(Net &model, Loader &loader, torch::Device device) {
 
 int main(int argc, char **argv) {
   Options opts = parseOptions(argc, argv);
-  torch::Device device(torch::cuda::is_available() ? torch::kCUDA
-                                                   : torch::kCPU);
+  torch::manual_seed(1); // the same weights every run: comparable results
+  torch::Device device(torch::cuda::is_available() ? torch::kCUDA : torch::kCPU);
   // Left on after chasing a NaN.
   torch::autograd::AnomalyMode::set_enabled(true);
 

@@ -21,13 +21,17 @@ std::string tableDetail(const VerifyResult &R) {
   if (R.Speedup)
     Parts.push_back(speedupText(*R.Speedup) +
                     (R.Kind.empty() ? "" : ", " + R.Kind));
-  if (R.Verdict == Outcome::ChangesResults) {
+  if (R.Verdict == Outcome::ChangesResults && R.FirstDifference) {
+    Parts.push_back(R.Reason);
+  } else if (R.Verdict == Outcome::ChangesResults) {
     std::optional<double> MaxAbs = R.Diff ? R.Diff->MaxAbs : std::nullopt;
     Parts.push_back(MaxAbs ? "outputs differ by " + sci1(*MaxAbs)
                            : "outputs differ");
   }
-  if (!R.Speedup && !R.Reason.empty())
+  if (!R.Speedup && !R.Reason.empty() && !R.FirstDifference)
     Parts.push_back(R.Reason);
+  if (R.BuildSeconds)
+    Parts.push_back("build " + fixed2(*R.BuildSeconds) + " s");
   return oneLine(joined(Parts, "; "));
 }
 
@@ -51,6 +55,23 @@ std::string alignedRows(const std::vector<Row> &Rows) {
   return Out;
 }
 
+/// Program mode: the baseline's build, the comparison and the wall time.
+std::string programLine(const VerifyReport &Report) {
+  const nlohmann::json &P = Report.Program;
+  if (!P.is_object())
+    return "";
+  std::string Line = "program: baseline build " +
+                     fixed2(P.value("baseline_build_seconds", 0.0)) +
+                     " s, " + std::to_string(P.value("rounds", 0)) +
+                     " rounds, results compared: " + P.value("compare", "");
+  if (P.contains("compare_reason"))
+    Line += " (" + P.value("compare_reason", "") + ")";
+  Line += ", wall time " + fixed2(P.value("wall_seconds", 0.0)) + " s";
+  if (P.contains("note"))
+    Line += "; " + P.value("note", "");
+  return oneLine(Line) + "\n";
+}
+
 } // namespace
 
 std::string renderTable(const VerifyReport &Report) {
@@ -62,7 +83,12 @@ std::string renderTable(const VerifyReport &Report) {
   for (const VerifyResult &R : Results)
     Rows.push_back({oneLine(R.Check), oneLine(shortLocation(R)),
                     oneLine(verdictText(R)), tableDetail(R)});
-  return alignedRows(Rows) + summaryLine(Results) + "\n";
+  // Program mode: all fixes together, after the findings.
+  if (const std::optional<VerifyResult> &All = Report.AllFixes)
+    Rows.push_back({oneLine(All->Check), "", oneLine(verdictText(*All)),
+                    tableDetail(*All)});
+  return alignedRows(Rows) + summaryLine(Results) + "\n" +
+         programLine(Report);
 }
 
 } // namespace torchtidy

@@ -367,6 +367,9 @@ std::string measurementCells(const VerifyResult &R) {
     Out += std::to_string(*R.SampleCount);
   if (!R.Stop.empty())
     Out += "<div class=\"aside\">" + html(R.Stop) + "</div>";
+  if (R.BuildSeconds)
+    Out += "<div class=\"aside\">build " + fixed2(*R.BuildSeconds) +
+           " s</div>";
   return Out + "</td>";
 }
 
@@ -381,8 +384,11 @@ std::string resultsTable(const std::vector<VerifyResult> &Results) {
   for (size_t Position = 0; Position < Results.size(); ++Position) {
     const VerifyResult &R = Results[Position];
     long long Index = R.Index.value_or(static_cast<long long>(Position));
+    // Program mode's all-fixes row has no finding of its own.
+    bool All = !R.Index && R.Variant.rfind("all fixes", 0) == 0;
     Out += "<tr class=\"result-row\"><td class=\"num\">" +
-           std::to_string(Index) + "</td>" + findingCells(R) +
+           (All ? std::string("all") : std::to_string(Index)) + "</td>" +
+           findingCells(R) +
            measurementCells(R) + "<td>" + reasonCell(R) + "</td></tr>\n";
   }
   return Out + "</table>\n";
@@ -441,8 +447,15 @@ std::string renderHtml(const VerifyReport &Report) {
   Out += "<h1>libtorch-tidy-verify report</h1>\n<p class=\"summary\">" +
          html(Subtitle) + "</p>\n";
   Out += "<h2>Environment</h2>\n" + environmentBlock(Report.Environment);
-  Out += "<h2>Speedups</h2>\n" + renderChart(Report.Results);
-  Out += "<h2>Results</h2>\n" + resultsTable(Report.Results);
+  // Program mode: all fixes together is one more row, and the program's
+  // build and runs are described.
+  std::vector<VerifyResult> Rows = Report.Results;
+  if (Report.AllFixes)
+    Rows.push_back(*Report.AllFixes);
+  if (Report.Program.is_object())
+    Out += "<h2>Program</h2>\n" + environmentBlock(Report.Program);
+  Out += "<h2>Speedups</h2>\n" + renderChart(Rows);
+  Out += "<h2>Results</h2>\n" + resultsTable(Rows);
   return Out + "</body>\n</html>\n";
 }
 

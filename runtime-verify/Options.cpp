@@ -60,7 +60,26 @@ const std::map<std::string, Setter> &valuedOptions() {
       {"--torch-dir", text(&VerifyOptions::TorchDir)},
       {"--cxx", text(&VerifyOptions::Cxx)},
       {"--cache-dir", text(&VerifyOptions::CacheDir)},
-      {"--time-cap", positive("--time-cap", &VerifyOptions::TimeCap, 0, false)},
+      {"--time-cap",
+       [](const std::string &V, VerifyOptions &O) {
+         O.TimeCapSet = true;
+         return positive("--time-cap", &VerifyOptions::TimeCap, 0, false)(V,
+                                                                        O);
+       }},
+      {"--project", text(&VerifyOptions::Project)},
+      {"--run", text(&VerifyOptions::Run)},
+      {"--build-command", text(&VerifyOptions::BuildCommand)},
+      {"--metric", text(&VerifyOptions::Metric)},
+      {"--fix-tool", text(&VerifyOptions::FixTool)},
+      {"--runs", positive("--runs", &VerifyOptions::Runs, 2, false)},
+      {"--compare",
+       [](const std::string &V, VerifyOptions &O) {
+         if (V != "numbers" && V != "exact" && V != "none")
+           return std::optional<Failure>(
+               Failure{"--compare needs numbers, exact or none"});
+         O.Compare = V;
+         return std::optional<Failure>();
+       }},
       {"--timeout", positive("--timeout", &VerifyOptions::Timeout, 0, false)},
       {"--memory-limit",
        positive("--memory-limit", &VerifyOptions::MemoryMiB, 0, true)},
@@ -95,6 +114,18 @@ std::optional<Failure> positional(const std::string &A, VerifyOptions &O) {
   return std::nullopt;
 }
 
+/// Program mode needs a project and a command, and its options need it.
+ErrorOr<VerifyOptions> checkProgramOptions(VerifyOptions O) {
+  bool ProgramOnly = !O.Run.empty() || !O.BuildCommand.empty() ||
+                     !O.Metric.empty() || O.Runs > 0;
+  if (O.Project.empty() && ProgramOnly)
+    return Failure{"--run, --build-command, --metric and --runs need "
+                   "--project BUILD_DIR"};
+  if (!O.Project.empty() && O.Run.empty())
+    return Failure{"--project needs --run 'COMMAND'"};
+  return O;
+}
+
 } // namespace
 
 unsigned VerifyOptions::defaultCores() {
@@ -108,7 +139,10 @@ const char *usage() {
          "[--torch-dir DIR] [--cxx COMPILER] [--shape NAME=DIMS]... "
          "[--value NAME=V]... [--config FILE] "
          "[--cache-dir DIR | --no-cache] [--measure-on-cpu] [--no-sandbox] "
-         "[--max-processes N]";
+         "[--max-processes N] "
+         "[--project BUILD_DIR --run COMMAND [--build-command CMD] "
+         "[--metric REGEX] [--runs N] [--compare numbers|exact|none] "
+         "[--fix-tool LIBTORCH-TIDY]]";
 }
 
 ErrorOr<VerifyOptions> parseOptions(const std::vector<std::string> &Args) {
@@ -134,7 +168,7 @@ ErrorOr<VerifyOptions> parseOptions(const std::vector<std::string> &Args) {
   }
   if (O.Findings.empty())
     return Failure{usage()};
-  return O;
+  return checkProgramOptions(O);
 }
 
 } // namespace torchtidy

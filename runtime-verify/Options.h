@@ -29,6 +29,19 @@ struct VerifyOptions {
   bool NoCache = false, MeasureOnCpu = false, NoSandbox = false;
   BindingConfig Config; ///< --shape, --value and --config
 
+  // Program mode (docs/verifier.md, "Program mode"): each finding's fix is
+  // built into a scratch copy of the user's project and its command timed.
+  std::string Project;      ///< --project BUILD_DIR (or a source tree)
+  std::string Run;          ///< --run 'COMMAND', with {build} and {source}
+  std::string BuildCommand; ///< --build-command 'CMD', instead of CMake
+  std::string Metric;       ///< --metric REGEX: time its first group
+  std::string Compare = "numbers"; ///< --compare numbers|exact|none
+  std::string FixTool;      ///< --fix-tool: the libtorch-tidy that applies
+  long Runs = 0;            ///< --runs N: rounds; 0: the stop rule decides
+  bool TimeCapSet = false;  ///< --time-cap was given
+
+  bool programMode() const { return !Project.empty(); }
+
   static unsigned defaultCores();
 };
 

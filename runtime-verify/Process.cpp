@@ -755,6 +755,27 @@ Sandbox probeSandbox(bool Disabled) {
   return S;
 }
 
+Sandbox probeBuildNamespace() {
+  Sandbox S;
+  const char *Override = std::getenv("LIBTORCH_TIDY_UNSHARE");
+  std::string Program =
+      findInPath(Override && *Override ? Override : "unshare");
+  S.Describe = "none: unshare not found";
+  if (Program.empty())
+    return S;
+  Sandbox Candidate;
+  Candidate.K = Sandbox::Kind::Unshare;
+  Candidate.Program = Program;
+  ProcessResult R = runProcess(confine(Candidate, "/", {"true"}), "/",
+                               Limits{10, 0});
+  if (!R.Started || R.ExitCode != 0 || R.TimedOut) {
+    S.Describe = "none: unshare: " + firstLine(R.Output);
+    return S;
+  }
+  Candidate.Describe = "unshare (own PID namespace)";
+  return Candidate;
+}
+
 //===--- Temporary directories --------------------------------------------===//
 
 namespace {

@@ -43,6 +43,12 @@ struct Sandbox {
 /// $LIBTORCH_TIDY_UNSHARE name other programs.
 Sandbox probeSandbox(bool Disabled);
 
+/// For program mode's builds: unshare alone (own PID, network and IPC
+/// namespaces, the files as they are), so that a verifier killed even by
+/// SIGKILL takes every compiler of a build with it; Kind::None where
+/// unshare does not work here.
+Sandbox probeBuildNamespace();
+
 struct Limits {
   double Seconds = 60;
   /// RLIMIT_AS in MiB; 0 for none. CUDA reserves far more address space

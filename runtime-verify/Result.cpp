@@ -137,6 +137,25 @@ void putMeasurement(json &J, const VerifyResult &R) {
   putText(J, "workload", R.Workload);
 }
 
+/// What a program-mode result says about its variant.
+void putProgram(json &J, const VerifyResult &R) {
+  putText(J, "variant", R.Variant);
+  putText(J, "command", R.Command);
+  putNumber(J, "runs", R.Runs);
+  putText(J, "compare", R.Compare);
+}
+
+std::optional<NumberDifference> numberDifferenceOf(const json &J) {
+  const json *D = field(J, "first_difference");
+  if (!D || !D->is_object())
+    return std::nullopt;
+  NumberDifference N;
+  N.Position = integer(*D, "position").value_or(0);
+  N.Baseline = text(*D, "baseline");
+  N.Variant = text(*D, "variant");
+  return N;
+}
+
 } // namespace
 
 const char *outcomeName(Outcome O) {
@@ -214,6 +233,11 @@ json verificationJson(const VerifyResult &R) {
   putOptional(J, "speedup", R.Speedup);
   putNumber(J, "p_value", R.PValue);
   putOptional(J, "difference", R.Diff);
+  putNumber(J, "build_seconds", R.BuildSeconds);
+  if (R.FirstDifference)
+    J["first_difference"] = {{"position", R.FirstDifference->Position},
+                             {"baseline", R.FirstDifference->Baseline},
+                             {"variant", R.FirstDifference->Variant}};
   return J;
 }
 
@@ -221,6 +245,7 @@ json toJson(const VerifyResult &R) {
   json J = verificationJson(R);
   putFinding(J, R);
   putMeasurement(J, R);
+  putProgram(J, R);
   return J;
 }
 
@@ -256,6 +281,12 @@ VerifyResult resultFromJson(const json &J) {
   R.Stop = text(J, "stop");
   R.Workload = text(J, "workload");
   R.Diff = differenceOf(J);
+  R.Variant = text(J, "variant");
+  R.Command = text(J, "command");
+  R.BuildSeconds = number(J, "build_seconds");
+  R.Runs = integer(J, "runs");
+  R.Compare = text(J, "compare");
+  R.FirstDifference = numberDifferenceOf(J);
   return R;
 }
 
@@ -263,10 +294,16 @@ json toJson(const VerifyReport &Report) {
   json Results = json::array();
   for (const VerifyResult &R : Report.Results)
     Results.push_back(toJson(R));
-  return {{"format", ReportFormat},
-          {"version", ReportVersion},
-          {"environment", Report.Environment},
-          {"results", Results}};
+  json J = {{"format", ReportFormat},
+            {"version", ReportVersion},
+            {"environment", Report.Environment},
+            {"results", Results}};
+  if (!Report.Program.is_null()) {
+    J["program"] = Report.Program;
+    if (Report.AllFixes)
+      J["program"]["all_fixes"] = toJson(*Report.AllFixes);
+  }
+  return J;
 }
 
 ErrorOr<VerifyReport> reportFromJson(const json &J) {
@@ -283,6 +320,13 @@ ErrorOr<VerifyReport> reportFromJson(const json &J) {
     Report.Environment = *Env;
   for (const json &R : *Results)
     Report.Results.push_back(resultFromJson(R));
+  if (const json *Program = field(J, "program");
+      Program && Program->is_object()) {
+    Report.Program = *Program;
+    if (const json *All = field(*Program, "all_fixes"); All && All->is_object())
+      Report.AllFixes = resultFromJson(*All);
+    Report.Program.erase("all_fixes");
+  }
   return Report;
 }
 

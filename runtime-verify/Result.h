@@ -63,6 +63,13 @@ struct Difference {
   std::optional<bool> Equal;
 };
 
+/// The first number a program variant prints differently from the
+/// baseline (program mode's same-results check).
+struct NumberDifference {
+  long long Position = 0; ///< 1-based, among the numbers compared
+  std::string Baseline, Variant; ///< as printed; "" when missing
+};
+
 /// The verdict on one finding, with how it was reached.
 struct VerifyResult {
   /// The finding's index in the findings file. Read back, an index that is
@@ -88,6 +95,14 @@ struct VerifyResult {
   std::string Stop;     ///< why sampling stopped
   std::string Workload; ///< what a reference benchmark ran
   std::optional<Difference> Diff;
+
+  // Program mode (Kind "program"): the variant built and run.
+  std::string Variant;  ///< "finding N" or "all fixes"
+  std::string Command;  ///< the command as given, placeholders unreplaced
+  std::optional<double> BuildSeconds;
+  std::optional<long long> Runs; ///< timed runs of each variant
+  std::string Compare;           ///< numbers, exact or none
+  std::optional<NumberDifference> FirstDifference;
 };
 
 /// Judges interleaved samples (judge() in Verdict.h) into \p R: verdict,
@@ -115,6 +130,11 @@ struct VerifyReport {
   /// (an open set of keys, each a string or a number).
   nlohmann::json Environment = nlohmann::json::object();
   std::vector<VerifyResult> Results;
+  /// Program mode: the project, the command, the baseline's build, how
+  /// results were compared and the whole run's wall time (null otherwise).
+  nlohmann::json Program;
+  /// Program mode: all fixes together, one more row after the findings.
+  std::optional<VerifyResult> AllFixes;
 };
 
 nlohmann::json toJson(const VerifyReport &Report);

@@ -26,6 +26,7 @@
 #include "Findings.h"
 #include "Options.h"
 #include "Process.h"
+#include "ProgramMode.h"
 #include "Report.h"
 
 
@@ -105,6 +106,13 @@ int verify(const VerifyOptions &O) {
 
   bool Cuda = torch::cuda::is_available();
   const json &Findings = (*Doc)["findings"];
+  if (O.programMode()) {
+    VerifyReport Report;
+    Report.Environment = describeMachine(Cuda);
+    int Exit = verifyProgram(Findings, O, Cuda, Report);
+    int Written = writeReports(Report, O, MergeTarget);
+    return Written ? Written : Exit;
+  }
   Plan P = planVerification(Findings, O, Cuda);
   VerifyReport Report;
   Report.Environment = describeMachine(Cuda);

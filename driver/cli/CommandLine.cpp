@@ -42,6 +42,13 @@ llvm::Error setPath(std::string &Out, llvm::StringRef Value,
   return llvm::Error::success();
 }
 
+/// A value of program-mode --verify, which implies --verify.
+llvm::Error setVerifyText(std::string &Out, llvm::StringRef Value,
+                          llvm::StringRef Option, TorchOptions &O) {
+  O.Verify = true;
+  return setPath(Out, Value, Option, "value");
+}
+
 llvm::Error setJobs(TorchOptions &O, llvm::StringRef Value) {
   if (Value.getAsInteger(10, O.Jobs) || !O.Jobs)
     return usage("-j needs a positive number of jobs", 2);
@@ -146,6 +153,43 @@ const OptionSpec Options[] = {
      [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
        O.Verify = true;
        O.VerifyJson = V.str();
+       return llvm::Error::success();
+     }},
+    {"run", "COMMAND",
+     "--verify on the program: build each fix into a scratch copy of -p's "
+     "project and time COMMAND ({build}, {source}: the copy's directories)",
+     [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
+       return setVerifyText(O.Run, V, "run", O);
+     }},
+    {"build-command", "CMD",
+     "With --run: build the scratch copies with CMD instead of CMake",
+     [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
+       return setVerifyText(O.BuildCommand, V, "build-command", O);
+     }},
+    {"metric", "REGEX",
+     "With --run: time the number REGEX's first group captures in the "
+     "output instead of the command's wall time",
+     [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
+       return setVerifyText(O.Metric, V, "metric", O);
+     }},
+    {"runs", "N", "With --run: timed rounds (default: until the stop rule)",
+     [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
+       return setVerifyText(O.Runs, V, "runs", O);
+     }},
+    {"compare", "MODE",
+     "With --run: compare the variants' printed results as numbers "
+     "(default), exact lines, or none",
+     [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
+       return setVerifyText(O.Compare, V, "compare", O);
+     }},
+    {"fix-only", "WHICH",
+     "With --run: apply only the fixes measured faster (WHICH faster) or "
+     "not slower (not-slower), never one that changes the results",
+     [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
+       if (V != "faster" && V != "not-slower")
+         return usage("--fix-only needs faster or not-slower", 2);
+       O.Verify = true;
+       O.FixOnly = V.str();
        return llvm::Error::success();
      }},
 };
@@ -404,6 +448,15 @@ llvm::Error checkUsage(const CommandLine &CL) {
                  2);
   if (!T.IndexFacts.empty() && (!CL.BuildPath || CL.Sources.size() != 1))
     return usage("--index-facts needs -p BUILD_DIR and one source file", 2);
+  bool ProgramOnly = !T.BuildCommand.empty() || !T.Metric.empty() ||
+                     !T.Runs.empty() || !T.Compare.empty() ||
+                     !T.FixOnly.empty();
+  if (ProgramOnly && T.Run.empty())
+    return usage("--build-command, --metric, --runs, --compare and "
+                 "--fix-only need --run 'COMMAND'",
+                 2);
+  if (!T.Run.empty() && !CL.BuildPath)
+    return usage("--run needs -p BUILD_DIR: the project to build", 2);
   if (!CL.isProjectRun() && (T.Jobs || T.FailOnFindings))
     return usage("-j and --fail-on-findings are for whole-project runs: -p "
                  "BUILD_DIR without source files",

@@ -54,6 +54,12 @@ struct TorchOptions {
   std::optional<std::string> CacheDir;     ///< --cache-dir
   bool Verify = false; ///< --verify, --verify-html or --verify-json
   std::string VerifyHtml, VerifyJson;
+  /// Program mode of --verify (docs/verifier.md): -p's project is built
+  /// and --run's command timed, --build-command, --metric, --runs and
+  /// --compare passed on to the verifier as written.
+  std::string Run, BuildCommand, Metric, Runs, Compare;
+  /// --fix-only=faster|not-slower: apply only the fixes measured to pay.
+  std::string FixOnly;
   /// --update-index: build or refresh the project index, report nothing.
   bool UpdateIndex = false;
   /// --no-project-index: the single-file rules even in a project.

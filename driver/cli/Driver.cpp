@@ -22,6 +22,7 @@
 #include "export/SarifExport.h"
 #include "project/ProjectRun.h"
 #include "support/AtomicWrite.h"
+#include "support/FixitApply.h"
 #include "support/PayloadIO.h"
 #include "support/SafeFix.h"
 #include "support/TempFiles.h"
@@ -65,10 +66,15 @@ struct DriverRun {
   std::string IndexPath; ///< the project index the checks read, or ""
   /// The findings file --verify reads when no --export-findings names one.
   llvm::SmallString<128> TempFindings;
+  /// The verifier's JSON report --fix-only reads when no --verify-json
+  /// names one.
+  llvm::SmallString<128> TempReport;
 
   ~DriverRun() {
     if (!TempFindings.empty())
       fs::remove(TempFindings);
+    if (!TempReport.empty())
+      fs::remove(TempReport);
   }
 };
 
@@ -275,6 +281,12 @@ llvm::Error prepareVerify(DriverRun &R) {
   if (!Verifier)
     return Verifier.takeError();
   R.Verifier = *Verifier;
+  if (!R.CL.Torch.FixOnly.empty() && R.CL.Torch.VerifyJson.empty()) {
+    if (std::error_code EC =
+            createRunTempFile("verify-report", "json", R.TempReport))
+      return failure("cannot create a temporary file: " + EC.message());
+    R.CL.Torch.VerifyJson = R.TempReport.str().str();
+  }
   if (!R.CL.Torch.Findings.empty())
     return llvm::Error::success();
   if (std::error_code EC =
@@ -284,12 +296,32 @@ llvm::Error prepareVerify(DriverRun &R) {
   return llvm::Error::success();
 }
 
+/// Program mode's arguments of the verifier: -p's project, the command,
+/// and this program to apply the fix-its.
+void addProgramArgs(const DriverRun &R, std::vector<std::string> &VArgs) {
+  const TorchOptions &T = R.CL.Torch;
+  if (T.Run.empty())
+    return;
+  VArgs.insert(VArgs.end(), {"--project", *R.CL.BuildPath, "--run", T.Run,
+                             "--fix-tool", R.Self});
+  std::pair<const char *, const std::string *> Passed[] = {
+      {"--build-command", &T.BuildCommand},
+      {"--metric", &T.Metric},
+      {"--runs", &T.Runs},
+      {"--compare", &T.Compare}};
+  for (auto &[Option, Value] : Passed)
+    if (!Value->empty())
+      VArgs.insert(VArgs.end(), {Option, *Value});
+}
+
 /// Runs libtorch-tidy-verify on the findings; its exit code, else \p RC.
+/// With --fix-only, then applies the fixes that paid.
 int runVerifier(const DriverRun &R, int RC) {
   const TorchOptions &T = R.CL.Torch;
   // The analysis output comes first; the verifier's table after it.
   llvm::outs().flush();
   std::vector<std::string> VArgs = {R.Verifier, T.Findings};
+  addProgramArgs(R, VArgs);
   if (!T.VerifyHtml.empty())
     VArgs.insert(VArgs.end(), {"--html", T.VerifyHtml});
   if (!T.VerifyJson.empty())
@@ -306,7 +338,25 @@ int runVerifier(const DriverRun &R, int RC) {
                  << ExecError << "\n";
     return 1;
   }
-  return VRC ? VRC : RC;
+  if (VRC || T.FixOnly.empty())
+    return VRC ? VRC : RC;
+  int FRC = applyVerifiedFixes(T.Findings, T.VerifyJson, T.FixOnly);
+  return FRC ? FRC : RC;
+}
+
+/// --fix-only: the analysis fixes nothing; the fixes that paid are applied
+/// after the verifier, with --fix's checks from the start of the analysis.
+void takeOverFixes(CommandLine &CL) {
+  CommandLine Started = CL;
+  Started.Fix = true;
+  beginFixes(Started);
+  llvm::erase_if(CL.Args, [](const Argument &A) {
+    llvm::StringRef Name = llvm::StringRef(A.Text).ltrim('-');
+    return A.Role == ArgRole::Option &&
+           (Name.starts_with("fix=") || Name == "fix" ||
+            Name.starts_with("fix-errors") || Name.starts_with("fix-notes"));
+  });
+  CL.Fix = false;
 }
 
 /// The whole-project run: every file in a child of its own.
@@ -433,6 +483,8 @@ int runAnalysis(CommandLine CL) {
   if (!Refused)
     return inputsRejectedExitCode(Refused.takeError());
   CL.dropSources(*Refused);
+  if (!CL.Torch.FixOnly.empty())
+    takeOverFixes(CL);
   if (!Project)
     beginFixes(CL);
   addDefaultFlags(CL);
@@ -458,6 +510,9 @@ int runAnalysis(CommandLine CL) {
 int runDriver(int Argc, const char **Argv) {
   if (!bindToParent())
     return 128 + SIGTERM;
+  if (Argc == 2 && llvm::StringRef(Argv[1]).starts_with(ApplyFixitsFlag))
+    return runApplyFixits(
+        llvm::StringRef(Argv[1]).drop_front(ApplyFixitsFlag.size()));
   llvm::Expected<CommandLine> CL =
       parseCommandLine(llvm::ArrayRef(Argv, static_cast<size_t>(Argc)));
   if (!CL)

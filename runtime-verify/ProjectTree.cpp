@@ -1,0 +1,332 @@
+//===--- ProjectTree.cpp - libtorch-tidy-verify ---------------------------===//
+
+#include "ProjectTree.h"
+#include "Process.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace torchtidy {
+namespace {
+
+std::string readText(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  std::ostringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+bool writeText(const std::string &Path, const std::string &Text) {
+  std::ofstream Out(Path, std::ios::binary | std::ios::trunc);
+  Out << Text;
+  return static_cast<bool>(Out);
+}
+
+std::string canonical(const std::string &Path) {
+  std::error_code EC;
+  fs::path P = fs::weakly_canonical(fs::absolute(Path), EC);
+  return EC ? Path : P.string();
+}
+
+/// NAME:TYPE=VALUE, or nothing for comments and blank lines.
+bool parseCacheLine(const std::string &Line, CacheEntry &E) {
+  if (Line.empty() || Line[0] == '#' || Line.rfind("//", 0) == 0)
+    return false;
+  size_t Eq = Line.find('=');
+  if (Eq == std::string::npos)
+    return false;
+  std::string Key = Line.substr(0, Eq);
+  size_t Colon = Key.rfind(':');
+  if (Colon == std::string::npos)
+    return false;
+  E.Name = Key.substr(0, Colon);
+  E.Type = Key.substr(Colon + 1);
+  E.Value = Line.substr(Eq + 1);
+  return true;
+}
+
+/// \p Value with every \p From replaced by \p To.
+std::string replacedAll(std::string Value, const std::string &From,
+                        const std::string &To) {
+  if (From.empty())
+    return Value;
+  for (size_t At = Value.find(From); At != std::string::npos;
+       At = Value.find(From, At + To.size()))
+    Value.replace(At, From.size(), To);
+  return Value;
+}
+
+/// A CMake quoted argument holding \p Value.
+std::string cmakeQuoted(const std::string &Value) {
+  std::string Out = "\"";
+  for (char C : Value) {
+    if (C == '\\' || C == '"' || C == '$')
+      Out += '\\';
+    Out += C;
+  }
+  return Out + "\"";
+}
+
+/// Whether \p Dir is a build directory or a repository's metadata, which
+/// the scratch copy leaves out.
+bool skippedDirectory(const fs::path &Dir, const std::string &UserBuild) {
+  std::error_code EC;
+  return Dir.filename() == ".git" || canonical(Dir.string()) == UserBuild ||
+         fs::exists(Dir / "CMakeCache.txt", EC);
+}
+
+/// Copies the tree \p From to \p To: files, directories and symbolic links
+/// as they are, without what skippedDirectory() leaves out.
+ErrorOr<bool> copyTree(const fs::path &From, const fs::path &To,
+                       const std::string &UserBuild) {
+  std::error_code EC;
+  fs::create_directories(To, EC);
+  if (EC)
+    return Failure{"cannot create " + To.string() + ": " + EC.message()};
+  for (const fs::directory_entry &E : fs::directory_iterator(From, EC)) {
+    fs::path Target = To / E.path().filename();
+    std::error_code Copy;
+    if (E.is_symlink(Copy))
+      fs::copy_symlink(E.path(), Target, Copy);
+    else if (E.is_directory(Copy)) {
+      if (skippedDirectory(E.path(), UserBuild))
+        continue;
+      ErrorOr<bool> Sub = copyTree(E.path(), Target, UserBuild);
+      if (!Sub)
+        return Sub;
+    } else if (E.is_regular_file(Copy))
+      fs::copy_file(E.path(), Target, Copy);
+    if (Copy)
+      return Failure{"cannot copy " + E.path().string() + ": " +
+                     Copy.message()};
+  }
+  if (EC)
+    return Failure{"cannot read " + From.string() + ": " + EC.message()};
+  return true;
+}
+
+/// Runs \p Argv with its temporary files (the compiler's) in \p Temp, so
+/// that a killed run leaves none in the user's $TMPDIR.
+ProcessResult runTool(std::vector<std::string> Argv, const std::string &Dir,
+                      double Seconds, const std::string &Temp,
+                      const Sandbox *Box = nullptr) {
+  Limits L;
+  L.Seconds = Seconds;
+  L.Confine = Box;
+  std::error_code EC;
+  fs::create_directories(Temp, EC);
+  Argv.insert(Argv.begin(), {"/usr/bin/env", "TMPDIR=" + Temp});
+  return runProcess(Argv, Dir, L);
+}
+
+bool succeeded(const ProcessResult &R) {
+  return R.Started && !R.TimedOut && R.Signal == 0 && R.ExitCode == 0;
+}
+
+std::string whyFailed(const ProcessResult &R, double Timeout) {
+  if (!R.Started)
+    return "could not be started";
+  if (R.TimedOut)
+    return "ran past " + std::to_string(static_cast<long>(Timeout)) + " s";
+  return firstError(R.Output);
+}
+
+} // namespace
+
+ErrorOr<CMakeProject> readCMakeCache(const std::string &BuildDir) {
+  std::string Path = BuildDir + "/CMakeCache.txt";
+  std::ifstream In(Path);
+  if (!In)
+    return Failure{"--project: no CMakeCache.txt in '" + BuildDir +
+                   "' (give a configured CMake build directory, or "
+                   "--build-command)"};
+  CMakeProject P;
+  P.BuildDir = canonical(BuildDir);
+  std::string Line;
+  while (std::getline(In, Line)) {
+    CacheEntry E;
+    if (!parseCacheLine(Line, E))
+      continue;
+    if (E.Name == "CMAKE_HOME_DIRECTORY")
+      P.SourceDir = canonical(E.Value);
+    else if (E.Name == "CMAKE_GENERATOR")
+      P.Generator = E.Value;
+    else if (E.Type != "INTERNAL" && E.Type != "STATIC")
+      P.Cache.push_back(E);
+  }
+  if (P.SourceDir.empty())
+    return Failure{"--project: " + Path + " names no source directory "
+                   "(CMAKE_HOME_DIRECTORY)"};
+  return P;
+}
+
+std::string initialCacheScript(const CMakeProject &P,
+                               const std::string &Source,
+                               const std::string &Build) {
+  std::string Out = "# The user's cache entries (libtorch-tidy-verify)\n";
+  for (const CacheEntry &E : P.Cache) {
+    std::string Value = replacedAll(E.Value, P.BuildDir, Build);
+    Value = replacedAll(Value, P.SourceDir, Source);
+    std::string Type = E.Type == "UNINITIALIZED" ? "STRING" : E.Type;
+    Out += "set(" + E.Name + " " + cmakeQuoted(Value) + " CACHE " + Type +
+           " \"\" FORCE)\n";
+  }
+  return Out;
+}
+
+std::string withPlaceholders(std::string Command, const std::string &Build,
+                             const std::string &Source) {
+  Command = replacedAll(std::move(Command), "{build}", Build);
+  return replacedAll(std::move(Command), "{source}", Source);
+}
+
+std::string firstError(const std::string &Output) {
+  std::istringstream In(Output);
+  std::string Line, Last;
+  while (std::getline(In, Line)) {
+    if (Line.find("error:") != std::string::npos ||
+        Line.find("Error:") != std::string::npos ||
+        Line.find("error ") == 0)
+      return Line;
+    if (Line.find_first_not_of(" \t\r") != std::string::npos)
+      Last = Line;
+  }
+  return Last.empty() ? "no output" : Last;
+}
+
+ScratchTree::ScratchTree(std::string Root, BuildSetup Setup)
+    : Root(std::move(Root)), Setup(std::move(Setup)) {}
+
+std::string ScratchTree::variantDir(int K) const {
+  return Root + "/v" + std::to_string(K);
+}
+
+ErrorOr<bool> ScratchTree::pointCurrentAt(int K) {
+  // A new link renamed over the old one: the switch is atomic.
+  std::string Next = current() + ".next";
+  std::error_code EC;
+  fs::remove(Next, EC);
+  fs::create_directory_symlink("v" + std::to_string(K), Next, EC);
+  if (!EC)
+    fs::rename(Next, current(), EC);
+  if (EC)
+    return Failure{"cannot link " + current() + ": " + EC.message()};
+  return true;
+}
+
+ErrorOr<bool> ScratchTree::configure() {
+  if (!Setup.BuildCommand.empty())
+    return true;
+  std::string Src = current() + "/src", Build = current() + "/build";
+  std::string Script = Root + "/initial-cache.cmake";
+  if (!writeText(Script, initialCacheScript(Setup.Project, Src, Build)))
+    return Failure{"cannot write " + Script};
+  std::vector<std::string> Argv = {"cmake", "-S", Src, "-B", Build, "-C",
+                                   Script};
+  if (!Setup.Project.Generator.empty())
+    Argv.insert(Argv.end(), {"-G", Setup.Project.Generator});
+  ProcessResult R = runTool(Argv, Root, Setup.Timeout, Root + "/tmp");
+  if (!succeeded(R)) {
+    CompileFailed = true;
+    return Failure{"configuring the scratch copy failed: " +
+                   whyFailed(R, Setup.Timeout)};
+  }
+  return true;
+}
+
+ErrorOr<double> ScratchTree::build() {
+  std::string Src = current() + "/src", Build = current() + "/build";
+  std::vector<std::string> Argv =
+      Setup.BuildCommand.empty()
+          ? std::vector<std::string>{"cmake", "--build", Build, "--parallel",
+                                     std::to_string(std::max(
+                                         1u, std::thread::hardware_concurrency()))}
+          : std::vector<std::string>{
+                "/bin/sh", "-c",
+                withPlaceholders(Setup.BuildCommand, Build, Src)};
+  ProcessResult R =
+      runTool(Argv, Src, Setup.Timeout, Root + "/tmp", &Setup.BuildBox);
+  if (!succeeded(R)) {
+    CompileFailed = true;
+    return Failure{whyFailed(R, Setup.Timeout)};
+  }
+  return R.Seconds;
+}
+
+ErrorOr<double> ScratchTree::buildBaseline() {
+  std::string Base = variantDir(0);
+  ErrorOr<bool> Copied =
+      copyTree(Setup.Project.SourceDir, Base + "/src", Setup.Project.BuildDir);
+  if (!Copied)
+    return Failure{Copied.error()};
+  std::error_code EC;
+  fs::create_directories(Base + "/build", EC);
+  ErrorOr<bool> Linked = pointCurrentAt(0);
+  if (!Linked)
+    return Failure{Linked.error()};
+  auto Start = std::chrono::steady_clock::now();
+  ErrorOr<bool> Configured = configure();
+  if (!Configured)
+    return Failure{Configured.error()};
+  ErrorOr<double> Built = build();
+  if (!Built)
+    return Built;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       Start)
+      .count();
+}
+
+ErrorOr<bool> ScratchTree::applyEdits(int K, const std::vector<Edit> &Edits) {
+  const std::string &UserSource = Setup.Project.SourceDir;
+  nlohmann::json List = nlohmann::json::array();
+  for (const Edit &E : Edits) {
+    std::string File = canonical(E.File);
+    if (File.rfind(UserSource + "/", 0) != 0)
+      return Failure{"the fix-it edits '" + E.File +
+                     "', outside the source directory " + UserSource};
+    List.push_back({{"file", sourceDir(K) + File.substr(UserSource.size())},
+                    {"offset", E.Offset},
+                    {"length", E.Length},
+                    {"replacement", E.Text}});
+  }
+  std::string Spec = Root + "/fixits-" + std::to_string(K) + ".json";
+  nlohmann::json Doc = {{"format", "libtorch-tidy-fixits"},
+                        {"version", 1},
+                        {"edits", List}};
+  if (!writeText(Spec, Doc.dump(1)))
+    return Failure{"cannot write " + Spec};
+  ProcessResult R =
+      runTool({Setup.FixTool, "--apply-fixits=" + Spec}, Root, 300,
+              Root + "/tmp");
+  if (!succeeded(R))
+    return Failure{"the fix-its could not be applied: " +
+                   whyFailed(R, 300)};
+  return true;
+}
+
+ErrorOr<double> ScratchTree::buildVariant(int K,
+                                          const std::vector<Edit> &Edits) {
+  CompileFailed = false;
+  ProcessResult Copy =
+      runTool({"cp", "-a", variantDir(0), variantDir(K)}, Root, Setup.Timeout,
+              Root + "/tmp");
+  if (!succeeded(Copy))
+    return Failure{"cannot copy the baseline: " + firstError(Copy.Output)};
+  ErrorOr<bool> Applied = applyEdits(K, Edits);
+  if (!Applied)
+    return Failure{Applied.error()};
+  ErrorOr<bool> Linked = pointCurrentAt(K);
+  if (!Linked)
+    return Failure{Linked.error()};
+  return build();
+}
+
+} // namespace torchtidy

@@ -1,0 +1,113 @@
+//===--- ProjectTree.h - libtorch-tidy-verify -------------------*- C++ -*-===//
+//
+// Program mode's scratch builds of the user's project. The user's source
+// tree and build directory are only read: the source tree is copied into the
+// run's temporary directory (without .git and build directories) and the
+// baseline is configured there with the user's CMake cache variables and
+// built. Each variant starts as a copy of the built baseline (sources and
+// build directory, times kept), gets its fix-its applied by libtorch-tidy
+// (--apply-fixits: clang's replacements, as --fix applies them) and is
+// rebuilt, so that only the translation units its fix-its touch compile.
+//
+// Every variant is built under one path, a symbolic link re-pointed to the
+// variant being built: the build files name that path, and the copies stay
+// valid with nothing to regenerate. No LibTorch and no LLVM here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_VERIFY_PROJECTTREE_H
+#define LIBTORCH_TIDY_VERIFY_PROJECTTREE_H
+
+#include "ErrorOr.h"
+#include "Process.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace torchtidy {
+
+/// One cache entry of CMakeCache.txt: NAME:TYPE=VALUE.
+struct CacheEntry {
+  std::string Name, Type, Value;
+};
+
+/// What a configured CMake build directory says of its project.
+struct CMakeProject {
+  std::string SourceDir, BuildDir, Generator;
+  std::vector<CacheEntry> Cache; ///< the entries a user can set
+};
+
+/// Reads BUILD_DIR/CMakeCache.txt: the source directory, the generator and
+/// the cache entries that are not INTERNAL or STATIC.
+ErrorOr<CMakeProject> readCMakeCache(const std::string &BuildDir);
+
+/// The cache entries as a CMake script for `cmake -C`, each value with the
+/// user's source and build directories replaced by \p Source and \p Build.
+std::string initialCacheScript(const CMakeProject &P,
+                               const std::string &Source,
+                               const std::string &Build);
+
+/// One replacement of a fix-it, in bytes of the user's file.
+struct Edit {
+  std::string File;
+  long long Offset = 0, Length = 0;
+  std::string Text;
+};
+
+/// How the project is built: CMake, or a command of the user's.
+struct BuildSetup {
+  CMakeProject Project; ///< SourceDir is set either way
+  std::string BuildCommand; ///< --build-command, or "" for CMake
+  std::string FixTool;      ///< libtorch-tidy, for --apply-fixits
+  double Timeout = 1800;    ///< seconds a configure or build may take
+  /// Where builds run (probeBuildNamespace): the configure step, which may
+  /// download, runs outside it.
+  Sandbox BuildBox;
+};
+
+/// The scratch builds of one verifier run, under \p Root (the run's
+/// temporary directory): Root/v0 the baseline, Root/vK variant K, each with
+/// src/ and build/; Root/cur the path every build uses.
+class ScratchTree {
+public:
+  ScratchTree(std::string Root, BuildSetup Setup);
+
+  /// Copies the source tree, configures (CMake) and builds the baseline;
+  /// the build's seconds, or the first error.
+  ErrorOr<double> buildBaseline();
+  /// Variant \p K (1, 2, ...): a copy of the built baseline with \p Edits
+  /// applied, rebuilt; the build's seconds, or why it failed (the fix-its
+  /// could not be applied, the compiler's first error).
+  ErrorOr<double> buildVariant(int K, const std::vector<Edit> &Edits);
+
+  std::string variantDir(int K) const;
+  std::string sourceDir(int K) const { return variantDir(K) + "/src"; }
+  std::string buildDir(int K) const { return variantDir(K) + "/build"; }
+  /// Whether the last failure was the compiler's (compile-error) rather
+  /// than the fix-its' (fix-error).
+  bool lastFailureCompiled() const { return CompileFailed; }
+
+private:
+  std::string Root;
+  BuildSetup Setup;
+  bool CompileFailed = false;
+
+  std::string current() const { return Root + "/cur"; }
+  ErrorOr<bool> pointCurrentAt(int K);
+  ErrorOr<bool> configure();
+  ErrorOr<double> build();
+  ErrorOr<bool> applyEdits(int K, const std::vector<Edit> &Edits);
+};
+
+/// \p Command with {build} and {source} replaced.
+std::string withPlaceholders(std::string Command, const std::string &Build,
+                             const std::string &Source);
+
+/// The first line of a build's output that reports an error, else its last
+/// non-empty line.
+std::string firstError(const std::string &Output);
+
+} // namespace torchtidy
+
+#endif // LIBTORCH_TIDY_VERIFY_PROJECTTREE_H

@@ -1,0 +1,12 @@
+// The model: a stack of small fully connected layers.
+#pragma once
+#include <torch/torch.h>
+
+struct StackNetImpl : torch::nn::Module {
+  StackNetImpl(int64_t Width, int64_t Depth, int64_t Classes);
+  torch::Tensor forward(torch::Tensor X);
+
+  torch::nn::ModuleList Layers;
+  torch::nn::Linear Head{nullptr};
+};
+TORCH_MODULE(StackNet);

@@ -1,0 +1,5 @@
+// The training's settings, in a file of their own.
+#pragma once
+
+double learningRate();
+int defaultSteps();
