@@ -7,13 +7,15 @@ namespace c10 {
 enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
 constexpr DeviceType kCPU = DeviceType::CPU;
 constexpr DeviceType kCUDA = DeviceType::CUDA;
-enum class ScalarType : int8_t { Float, Double, Int, Long, Bool, Byte };
+enum class ScalarType : int8_t { Float, Double, Int, Long, Bool, Byte, Half, BFloat16 };
 constexpr ScalarType kFloat = ScalarType::Float;
 constexpr ScalarType kDouble = ScalarType::Double;
 constexpr ScalarType kInt = ScalarType::Int;
 constexpr ScalarType kLong = ScalarType::Long;
 constexpr ScalarType kBool = ScalarType::Bool;
 constexpr ScalarType kByte = ScalarType::Byte;
+constexpr ScalarType kHalf = ScalarType::Half;
+constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
 
 } // namespace c10
 
