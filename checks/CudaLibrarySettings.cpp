@@ -256,13 +256,55 @@ bool ProgramFacts::hasConvolution() const {
                    "conv_transpose2d", "conv_transpose3d"});
 }
 
+enum class LayerSize { Placeholder, Small, Large };
+
+/// A layer built with sizes that are all constants below \p Limit
+/// (`Linear(1, 1)`) makes no matmul worth a tensor core; `Linear(nullptr)`,
+/// copies and moves build nothing.
+static LayerSize layerSize(const CXXConstructExpr *CE, ASTContext &Ctx,
+                           int64_t Limit) {
+  if (CE->getConstructor()->isCopyOrMoveConstructor() || CE->getNumArgs() == 0)
+    return LayerSize::Placeholder;
+  for (const Expr *Arg : CE->arguments()) {
+    const Expr *E = Arg->IgnoreImplicit();
+    if (isa<CXXNullPtrLiteralExpr>(E))
+      return LayerSize::Placeholder;
+    Expr::EvalResult R;
+    if (isa<CXXDefaultArgExpr>(Arg) || E->isValueDependent())
+      continue;
+    if (!E->getType()->isIntegerType() || !E->EvaluateAsInt(R, Ctx) ||
+        R.Val.getInt().getExtValue() >= Limit)
+      return LayerSize::Large;
+  }
+  return LayerSize::Small;
+}
+
 bool ProgramFacts::hasMatmul() const {
-  return hasLayer(
-      Ctx, Decls,
+  StringRef Layers =
       "^::torch::nn::(Linear|Bilinear|MultiheadAttention|Transformer[A-Za-z]*)"
-      "(Impl|Options)?$",
-      {"matmul", "mm", "bmm", "einsum", "addmm", "baddbmm", "linear",
-       "bilinear", "scaled_dot_product_attention"});
+      "(Impl|Options)?$";
+  auto LayerType = hasType(hasUnqualifiedDesugaredType(
+      recordType(hasDeclaration(cxxRecordDecl(matchesName(Layers))))));
+  bool Declared = false, Small = false;
+  for (Decl *D : Decls) {
+    Declared |= !match(findAll(declaratorDecl(LayerType)), *D, Ctx).empty();
+    for (const BoundNodes &N :
+         match(decl(forEachDescendant(cxxConstructExpr(LayerType).bind("c"))),
+               *D, Ctx)) {
+      LayerSize Size =
+          layerSize(N.getNodeAs<CXXConstructExpr>("c"), Ctx, /*Limit=*/64);
+      if (Size == LayerSize::Large)
+        return true;
+      Small |= Size == LayerSize::Small;
+    }
+  }
+  if (hasLayer(Ctx, Decls, "^$",
+               {"matmul", "mm", "bmm", "einsum", "addmm", "baddbmm", "linear",
+                "bilinear", "scaled_dot_product_attention"}))
+    return true;
+  // Layers whose sizes are built elsewhere count; those built here small
+  // do not.
+  return Declared && !Small;
 }
 
 bool ProgramFacts::usesReducedPrecision() const {

@@ -6,6 +6,7 @@
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DTRAIN_HALF
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DCONVOLUTION_ONLY
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DCPU_ONLY
+// RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DSMALL_LINEAR
 
 #include <torch/torch.h>
 
@@ -14,6 +15,10 @@ struct NetImpl : torch::nn::Module {
   torch::nn::Conv2d Layer{nullptr};
 #else
   torch::nn::Linear Layer{nullptr};
+#endif
+#ifdef SMALL_LINEAR
+  // Every size a small constant: no matmul worth a tensor core.
+  NetImpl() : Layer(1, 1) {}
 #endif
   at::Tensor forward(const at::Tensor &X) { return Layer(X); }
 };
@@ -25,7 +30,7 @@ int main() {
 #else
   torch::Device Device("cuda:0");
   // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: FP32 matmuls train on a device that can be CUDA with TF32 off for cuBLAS: Linear, matmul and attention layers miss the tensor cores of Ampere and later GPUs; allow TF32 once with 'at::globalContext().setFloat32MatmulPrecision("high")', which keeps about 10 bits of mantissa in matmul inputs [torch-tf32-disabled]
-  // CHECK-MESSAGES: :47:3: note: training loop here
+  // CHECK-MESSAGES: :52:3: note: training loop here
   // CHECK-FIXES: {{^}}  torch::Device Device("cuda:0");{{$}}
   // CHECK-FIXES-NEXT: {{^}}  at::globalContext().setFloat32MatmulPrecision("high");{{$}}
 #endif
