@@ -4,6 +4,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/Support/Regex.h"
 #include "utils/ConstantFacts.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/LibTorchHeaders.h"
@@ -318,6 +319,14 @@ bool ProgramFacts::usesReducedPrecision() const {
     if (!match(decl(forEachDescendant(Reduced.bind("r"))), *D, Ctx).empty())
       return true;
   return false;
+}
+
+bool ProgramFacts::isTestFile() const {
+  static const llvm::Regex TestFile(
+      "(^|/)(test|tests|testing)/([^/]+/)?[^/]+$|_(unit)?tests?\\.(cc|cpp|cxx)$");
+  const SourceManager &SM = Ctx.getSourceManager();
+  OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
+  return Main && TestFile.match(Main->getName());
 }
 
 llvm::SmallVector<FixItHint, 2>

@@ -49,6 +49,10 @@ public:
   bool hasMatmul() const;
   /// It names half or bfloat16, or uses autocast.
   bool usesReducedPrecision() const;
+  /// The main file is a test (a tests/ folder, *_test.cpp, *_tests.cpp):
+  /// short runs that compare numbers, where global speed settings are not
+  /// wanted.
+  bool isTestFile() const;
 
   /// The fix-its that insert \p Statement (with its semicolon) once after
   /// the device selection: after the device's declaration statement, else

@@ -39,7 +39,7 @@ void CudnnBenchmarkCheck::onEndOfTranslationUnit() {
     return;
   cudalib::ProgramFacts Program(*Ctx);
   const auto &Device = Program.device();
-  if (!Device || !Program.trainingLoop() || !Program.hasConvolution() ||
+  if (!Device || Program.isTestFile() || !Program.trainingLoop() || !Program.hasConvolution() ||
       Program.callsSetting({"setBenchmarkCuDNN"}) ||
       Program.callsSetting({"setDeterministicCuDNN",
                             "setDeterministicAlgorithms"},

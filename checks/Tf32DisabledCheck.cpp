@@ -38,7 +38,7 @@ void Tf32DisabledCheck::onEndOfTranslationUnit() {
   cudalib::ProgramFacts Program(*Ctx);
   const auto &Device = Program.device();
   // Any setting of the matmul precision is a choice, TF32 off included.
-  if (!Device || !Program.trainingLoop() || !Program.hasMatmul() ||
+  if (!Device || Program.isTestFile() || !Program.trainingLoop() || !Program.hasMatmul() ||
       Program.usesReducedPrecision() ||
       Program.callsSetting({"setAllowTF32CuBLAS", "setFloat32MatmulPrecision",
                             "setFloat32Precision"}))
