@@ -124,6 +124,53 @@ struct UnfusedPointwiseParams {
 Samples measureUnfusedPointwise(const UnfusedPointwiseParams &P,
                                 int FixedRounds, const StopRule &Rule);
 
+struct NoGradEvalParams {
+  int64_t Batch = 64;
+  int Steps = 4; ///< evaluation forward passes per sample
+};
+
+/// An evaluation forward pass of a small convolutional network in eval()
+/// mode with autograd on (before) and under a NoGradGuard (after).
+/// MaxAbsDiff compares the two outputs: they must be equal.
+Samples measureNoGradEval(const NoGradEvalParams &P, int FixedRounds,
+                          const StopRule &Rule);
+
+struct LoaderWorkersParams {
+  int64_t Samples = 256, Batch = 32;
+  size_t Workers = 2;
+};
+
+/// One epoch over a data set whose get() parses each sample from text into
+/// a 3x32x32 tensor, feeding a linear layer's training step: a loader with
+/// 0 workers (before) against P.Workers workers (after). MaxAbsDiff compares
+/// the sums of every batch the two epochs saw.
+Samples measureLoaderWorkers(const LoaderWorkersParams &P, int FixedRounds,
+                             const StopRule &Rule);
+
+struct CudnnBenchmarkParams {
+  int64_t Batch = 32, Channels = 64, Spatial = 64;
+  int Steps = 10; ///< training steps per sample
+};
+
+/// CUDA only: training steps of Conv2d(C, C, 3) -> ReLU -> Conv2d(C, C, 3)
+/// with cuDNN's benchmark mode off (before) and on (after), after an untimed
+/// step of each that lets the autotuner pick.
+Samples measureCudnnBenchmark(const CudnnBenchmarkParams &P, int FixedRounds,
+                              const StopRule &Rule);
+
+struct Tf32MatmulParams {
+  int64_t Batch = 256, Features = 4096;
+  int Steps = 10; ///< training steps per sample
+};
+
+/// CUDA only: training steps of Linear(F, F) -> ReLU -> Linear(F, F) with
+/// the float32 matmul precision "highest" (before) and "high", TF32 (after).
+/// MaxAbsDiff is the largest relative difference of one forward pass's
+/// output between the two precisions (TF32 changes numbers by design: the
+/// check declares its tolerance).
+Samples measureTf32Matmul(const Tf32MatmulParams &P, int FixedRounds,
+                          const StopRule &Rule);
+
 } // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_VERIFY_REFERENCE_H

@@ -129,6 +129,33 @@ std::optional<Workload> planUnfusedPointwise(const json &Finding,
                   }};
 }
 
+std::optional<Workload> planNoGradEval(const json &, const StopRule &Rule) {
+  return Workload{"", [Rule] {
+                    return measureNoGradEval(NoGradEvalParams(), 0, Rule);
+                  }};
+}
+
+std::optional<Workload> planLoaderWorkers(const json &,
+                                          const StopRule &Rule) {
+  return Workload{"", [Rule] {
+                    return measureLoaderWorkers(LoaderWorkersParams(), 0, Rule);
+                  }};
+}
+
+std::optional<Workload> planCudnnBenchmark(const json &,
+                                           const StopRule &Rule) {
+  return Workload{"", [Rule] {
+                    return measureCudnnBenchmark(CudnnBenchmarkParams(), 0,
+                                                 Rule);
+                  }};
+}
+
+std::optional<Workload> planTf32Matmul(const json &, const StopRule &Rule) {
+  return Workload{"", [Rule] {
+                    return measureTf32Matmul(Tf32MatmulParams(), 0, Rule);
+                  }};
+}
+
 /// The benchmarks by the names the check table uses.
 const std::map<std::string_view, Planner> &benchmarks() {
   static const std::map<std::string_view, Planner> Benchmarks = {
@@ -139,6 +166,10 @@ const std::map<std::string_view, Planner> &benchmarks() {
       {"host-sync", planHostSync},
       {"blocking-copy", planBlockingCopy},
       {"unfused-pointwise", planUnfusedPointwise},
+      {"no-grad-eval", planNoGradEval},
+      {"loader-workers", planLoaderWorkers},
+      {"cudnn-benchmark", planCudnnBenchmark},
+      {"tf32-matmul", planTf32Matmul},
   };
   return Benchmarks;
 }

@@ -113,7 +113,7 @@ public:
                 double ATol = 1e-08) const;
   TensorOptions options() const;
   void backward(const Tensor &Gradient = {}, bool RetainGraph = false,
-                bool CreateGraph = false) const;
+                bool CreateGraph = false) const;  const Tensor &requires_grad_(bool RequiresGrad = true) const;
 };
 
 Tensor operator+(const Tensor &A, const Tensor &B);

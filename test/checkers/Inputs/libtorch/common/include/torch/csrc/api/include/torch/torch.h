@@ -18,6 +18,7 @@
 #include <torch/optim/optimizer.h>
 #include <torch/serialize.h>
 #include <torch/version.h>
+#include <torch/utils.h>
 
 #include <initializer_list>
 #include <optional>

@@ -23,3 +23,5 @@ public:
 inline std::unique_ptr<StatelessDataLoader<>> make_data_loader();
 } // namespace data
 } // namespace torch
+
+#include <torch/data/datasets.h>

@@ -1,0 +1,358 @@
+//===--- CudaLibrarySettings.cpp - libtorch-tidy --------------------------===//
+
+#include "CudaLibrarySettings.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/Support/Regex.h"
+#include "utils/ConstantFacts.h"
+#include "utils/DeviceAnalysis.h"
+#include "utils/LibTorchHeaders.h"
+#include "utils/TorchCheck.h"
+#include "utils/TrainingCode.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch::cudalib {
+
+namespace {
+
+constexpr unsigned MaxVariableDepth = 3;
+
+bool isDeviceVariableType(QualType T) {
+  return utils::isRecordNamed(T, "Device") ||
+         utils::isEnumNamed(T, "DeviceType");
+}
+
+bool isCudaString(const StringLiteral *S) {
+  return S->getCharByteWidth() == 1 && S->getString().contains("cuda");
+}
+
+class CudaValues {
+public:
+  CudaValues(ASTContext &Ctx, const std::vector<Decl *> &Decls)
+      : Ctx(Ctx), Decls(Decls) {}
+
+  /// \p E can name a CUDA device: it names one, or reads a device variable
+  /// that can.
+  bool canBeCuda(const Stmt *E, unsigned Depth) {
+    for (const BoundNodes &N :
+         match(findAll(stmt(anyOf(declRefExpr().bind("ref"),
+                                  stringLiteral().bind("str"),
+                                  callExpr().bind("call")))),
+               *E, Ctx)) {
+      if (const auto *S = N.getNodeAs<StringLiteral>("str")) {
+        if (isCudaString(S))
+          return true;
+        continue;
+      }
+      if (const auto *Call = N.getNodeAs<CallExpr>("call")) {
+        const FunctionDecl *FD = Call->getDirectCallee();
+        if (FD && FD->getIdentifier() && FD->getName() == "is_available" &&
+            FD->getQualifiedNameAsString().find("cuda") != std::string::npos)
+          return true;
+        continue;
+      }
+      const ValueDecl *D = N.getNodeAs<DeclRefExpr>("ref")->getDecl();
+      if (D->getIdentifier() &&
+          (D->getName() == "kCUDA" ||
+           (isa<EnumConstantDecl>(D) && D->getName() == "CUDA")))
+        return true;
+      if (const auto *VD = dyn_cast<VarDecl>(D);
+          VD && Depth < MaxVariableDepth && !isa<ParmVarDecl>(VD) &&
+          isDeviceVariableType(VD->getType()) && canBeCudaVar(VD, Depth + 1))
+        return true;
+    }
+    return false;
+  }
+
+  /// The variable's initializer or an assignment to it can name CUDA.
+  bool canBeCudaVar(const VarDecl *VD, unsigned Depth) {
+    if (VD->getInit() && canBeCuda(VD->getInit(), Depth))
+      return true;
+    auto Assign = expr(anyOf(
+        binaryOperator(isAssignmentOperator(),
+                       hasLHS(declRefExpr(to(varDecl(equalsNode(VD))))),
+                       hasRHS(expr().bind("rhs"))),
+        cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                            hasArgument(0, declRefExpr(to(varDecl(equalsNode(VD))))),
+                            hasArgument(1, expr().bind("rhs")))));
+    for (Decl *D : Decls)
+      for (const BoundNodes &N : match(decl(forEachDescendant(Assign)), *D, Ctx))
+        if (canBeCuda(N.getNodeAs<Expr>("rhs"), Depth))
+          return true;
+    return false;
+  }
+
+private:
+  ASTContext &Ctx;
+  const std::vector<Decl *> &Decls;
+};
+
+const Stmt *parentStmt(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*S);
+  return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+}
+
+/// The declaration statement of a local \p VD, when it is directly in a
+/// block.
+const Stmt *declStatement(const VarDecl *VD, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*VD);
+  const auto *DS = Parents.empty() ? nullptr : Parents[0].get<DeclStmt>();
+  if (!DS || !isa_and_nonnull<CompoundStmt>(parentStmt(DS, Ctx)))
+    return nullptr;
+  return DS;
+}
+
+std::string indentOf(SourceLocation Loc, const SourceManager &SM) {
+  auto [FID, Offset] = SM.getDecomposedLoc(Loc);
+  StringRef Buf = SM.getBufferData(FID);
+  size_t LineStart = Buf.rfind('\n', Offset ? Offset - 1 : 0);
+  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
+  if (LineStart > Offset)
+    LineStart = Offset;
+  StringRef Before = Buf.slice(LineStart, Offset);
+  return Before.take_while([](char C) { return C == ' ' || C == '\t'; }).str();
+}
+
+/// Whether at::globalContext() is declared here.
+bool declaresGlobalContext(ASTContext &Ctx) {
+  for (const NamedDecl *NS :
+       Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("at")))
+    if (const auto *DC = dyn_cast<NamespaceDecl>(NS))
+      if (!DC->lookup(&Ctx.Idents.get("globalContext")).empty())
+        return true;
+  return false;
+}
+
+/// The start of the first #include line of the main file.
+std::optional<SourceLocation> firstInclude(const SourceManager &SM) {
+  FileID Main = SM.getMainFileID();
+  StringRef Buf = SM.getBufferData(Main);
+  for (size_t Pos = 0; Pos < Buf.size();) {
+    size_t End = Buf.find('\n', Pos);
+    if (End == StringRef::npos)
+      End = Buf.size();
+    StringRef Line = Buf.slice(Pos, End).ltrim();
+    if (Line.consume_front("#") && Line.ltrim().starts_with("include"))
+      return SM.getLocForStartOfFile(Main).getLocWithOffset(Pos);
+    Pos = End + 1;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+ProgramFacts::ProgramFacts(ASTContext &Ctx)
+    : Ctx(Ctx), Decls(declsOutsideLibTorch(Ctx)) {
+  CudaValues Values(Ctx, Decls);
+  std::optional<DeviceSelection> DeviceType;
+  for (Decl *D : Decls) {
+    for (const BoundNodes &N :
+         match(findAll(varDecl(unless(parmVarDecl())).bind("var")), *D, Ctx)) {
+      const auto *VD = N.getNodeAs<VarDecl>("var");
+      if (!isDeviceVariableType(VD->getType()) ||
+          VD->getType()->isReferenceType() || !Values.canBeCudaVar(VD, 0))
+        continue;
+      DeviceSelection Sel{VD->getLocation(), declStatement(VD, Ctx)};
+      if (utils::isRecordNamed(VD->getType(), "Device") && !Device)
+        Device = Sel;
+      if (!DeviceType)
+        DeviceType = Sel;
+    }
+    if (!Main)
+      for (const BoundNodes &N :
+           match(findAll(functionDecl(isMain(), isDefinition()).bind("main")),
+                 *D, Ctx))
+        Main = N.getNodeAs<FunctionDecl>("main");
+  }
+  if (!Device)
+    Device = DeviceType;
+  utils::TrainingCode Training(Ctx);
+  for (Decl *D : Decls) {
+    for (const BoundNodes &N :
+         match(findAll(functionDecl(isDefinition(), hasBody(stmt()))
+                           .bind("fn")),
+               *D, Ctx)) {
+      TrainingLoop = Training.firstTrainingLoop(
+          N.getNodeAs<FunctionDecl>("fn")->getBody());
+      if (TrainingLoop)
+        break;
+    }
+    if (TrainingLoop)
+      break;
+  }
+  if (Device)
+    return;
+  // No device variable: the first expression that names CUDA.
+  for (Decl *D : Decls)
+    for (const BoundNodes &N :
+         match(decl(forEachDescendant(
+                   expr(anyOf(declRefExpr(to(namedDecl(
+                                  hasAnyName("kCUDA", "CUDA")))),
+                              cxxMemberCallExpr(
+                                  callee(cxxMethodDecl(hasName("cuda")))),
+                              stringLiteral()))
+                       .bind("e"))),
+               *D, Ctx)) {
+      const auto *E = N.getNodeAs<Expr>("e");
+      if (const auto *S = dyn_cast<StringLiteral>(E); S && !isCudaString(S))
+        continue;
+      Device = DeviceSelection{E->getBeginLoc(), nullptr};
+      return;
+    }
+}
+
+bool ProgramFacts::callsSetting(std::initializer_list<StringRef> Names,
+                                bool UnlessFalse) const {
+  for (Decl *D : Decls)
+    for (const BoundNodes &N :
+         match(decl(forEachDescendant(
+                   cxxMemberCallExpr(callee(cxxMethodDecl(
+                                         ofClass(hasName("::at::Context")))))
+                       .bind("set"))),
+               *D, Ctx)) {
+      const auto *Call = N.getNodeAs<CXXMemberCallExpr>("set");
+      StringRef Name = Call->getMethodDecl()->getName();
+      if (llvm::none_of(Names, [&](StringRef W) { return W == Name; }))
+        continue;
+      std::optional<bool> On =
+          Call->getNumArgs() ? utils::provableBool(Call->getArg(0), Ctx)
+                             : std::nullopt;
+      if (!UnlessFalse || !On || *On)
+        return true;
+    }
+  return false;
+}
+
+/// A type or call of one of the layers \p TypePattern names, or a call of a
+/// LibTorch function in \p Functions.
+static bool hasLayer(ASTContext &Ctx, const std::vector<Decl *> &Decls,
+                     StringRef TypePattern,
+                     std::initializer_list<StringRef> Functions) {
+  auto LayerType = hasType(hasUnqualifiedDesugaredType(recordType(
+      hasDeclaration(cxxRecordDecl(matchesName(TypePattern))))));
+  std::vector<StringRef> Names(Functions.begin(), Functions.end());
+  auto Use = stmt(anyOf(
+      expr(LayerType),
+      callExpr(callee(functionDecl(hasAnyName(llvm::ArrayRef<StringRef>(Names)))))
+          .bind("call")));
+  for (Decl *D : Decls) {
+    if (!match(findAll(declaratorDecl(LayerType)), *D, Ctx).empty())
+      return true;
+    for (const BoundNodes &N :
+         match(decl(forEachDescendant(Use.bind("use"))), *D, Ctx)) {
+      const auto *Call = N.getNodeAs<CallExpr>("call");
+      if (!Call || utils::isInTorchNamespace(Call->getDirectCallee()))
+        return true;
+    }
+  }
+  return false;
+}
+
+bool ProgramFacts::hasConvolution() const {
+  return hasLayer(Ctx, Decls,
+                  "^::torch::nn::(Conv|ConvTranspose)([123]d)?(Impl|Options)?$",
+                  {"conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                   "conv_transpose2d", "conv_transpose3d"});
+}
+
+enum class LayerSize { Placeholder, Small, Large };
+
+/// A layer built with sizes that are all constants below \p Limit
+/// (`Linear(1, 1)`) makes no matmul worth a tensor core; `Linear(nullptr)`,
+/// copies and moves build nothing.
+static LayerSize layerSize(const CXXConstructExpr *CE, ASTContext &Ctx,
+                           int64_t Limit) {
+  if (CE->getConstructor()->isCopyOrMoveConstructor() || CE->getNumArgs() == 0)
+    return LayerSize::Placeholder;
+  for (const Expr *Arg : CE->arguments()) {
+    const Expr *E = Arg->IgnoreImplicit();
+    if (isa<CXXNullPtrLiteralExpr>(E))
+      return LayerSize::Placeholder;
+    Expr::EvalResult R;
+    if (isa<CXXDefaultArgExpr>(Arg) || E->isValueDependent())
+      continue;
+    if (!E->getType()->isIntegerType() || !E->EvaluateAsInt(R, Ctx) ||
+        R.Val.getInt().getExtValue() >= Limit)
+      return LayerSize::Large;
+  }
+  return LayerSize::Small;
+}
+
+bool ProgramFacts::hasMatmul() const {
+  StringRef Layers =
+      "^::torch::nn::(Linear|Bilinear|MultiheadAttention|Transformer[A-Za-z]*)"
+      "(Impl|Options)?$";
+  auto LayerType = hasType(hasUnqualifiedDesugaredType(
+      recordType(hasDeclaration(cxxRecordDecl(matchesName(Layers))))));
+  bool Declared = false, Small = false;
+  for (Decl *D : Decls) {
+    Declared |= !match(findAll(declaratorDecl(LayerType)), *D, Ctx).empty();
+    for (const BoundNodes &N :
+         match(decl(forEachDescendant(cxxConstructExpr(LayerType).bind("c"))),
+               *D, Ctx)) {
+      LayerSize Size =
+          layerSize(N.getNodeAs<CXXConstructExpr>("c"), Ctx, /*Limit=*/64);
+      if (Size == LayerSize::Large)
+        return true;
+      Small |= Size == LayerSize::Small;
+    }
+  }
+  if (hasLayer(Ctx, Decls, "^$",
+               {"matmul", "mm", "bmm", "einsum", "addmm", "baddbmm", "linear",
+                "bilinear", "scaled_dot_product_attention"}))
+    return true;
+  // Layers whose sizes are built elsewhere count; those built here small
+  // do not.
+  return Declared && !Small;
+}
+
+bool ProgramFacts::usesReducedPrecision() const {
+  auto Reduced = stmt(anyOf(
+      declRefExpr(to(namedDecl(
+          hasAnyName("kHalf", "kBFloat16", "kFloat16", "Half", "BFloat16")))),
+      callExpr(callee(functionDecl(
+          hasAncestor(namespaceDecl(hasName("autocast")))))),
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("half", "bfloat16"))))));
+  for (Decl *D : Decls)
+    if (!match(decl(forEachDescendant(Reduced.bind("r"))), *D, Ctx).empty())
+      return true;
+  return false;
+}
+
+bool ProgramFacts::isTestFile() const {
+  static const llvm::Regex TestFile(
+      "(^|/)(test|tests|testing)/([^/]+/)?[^/]+$|_(unit)?tests?\\.(cc|cpp|cxx)$");
+  const SourceManager &SM = Ctx.getSourceManager();
+  OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
+  return Main && TestFile.match(Main->getName());
+}
+
+llvm::SmallVector<FixItHint, 2>
+ProgramFacts::insertSetting(StringRef Statement, const LangOptions &LO) const {
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::SmallVector<FixItHint, 2> Fixes;
+  std::string Text = Statement.str();
+  if (Device && Device->Statement && Device->Statement->getEndLoc().isFileID()) {
+    SourceLocation After =
+        Lexer::getLocForEndOfToken(Device->Statement->getEndLoc(), 0, SM, LO);
+    Fixes.push_back(FixItHint::CreateInsertion(
+        After, "\n" + indentOf(Device->Statement->getBeginLoc(), SM) + Text));
+  } else if (const auto *Body =
+                 Main ? dyn_cast_or_null<CompoundStmt>(Main->getBody())
+                      : nullptr;
+             Body && !Body->body_empty() &&
+             Body->body_front()->getBeginLoc().isFileID()) {
+    SourceLocation At = Body->body_front()->getBeginLoc();
+    Fixes.push_back(
+        FixItHint::CreateInsertion(At, Text + "\n" + indentOf(At, SM)));
+  }
+  if (!Fixes.empty() && !declaresGlobalContext(Ctx))
+    if (std::optional<SourceLocation> Include = firstInclude(SM))
+      Fixes.push_back(
+          FixItHint::CreateInsertion(*Include, "#include <ATen/Context.h>\n"));
+  return Fixes;
+}
+
+} // namespace clang::tidy::torch::cudalib

@@ -1,0 +1,73 @@
+//===--- CudaLibrarySettings.h - libtorch-tidy ------------------*- C++ -*-===//
+//
+// What torch-cudnn-benchmark and torch-tf32-disabled need to know of a
+// program: where it selects a device that can be CUDA, its training loop,
+// the layers it trains, and the global settings of LibTorch's CUDA
+// libraries it makes (at::globalContext().set...()).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_CUDALIBRARYSETTINGS_H
+#define LIBTORCH_TIDY_CHECKS_CUDALIBRARYSETTINGS_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/Diagnostic.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include <initializer_list>
+#include <optional>
+
+namespace clang::tidy::torch::cudalib {
+
+/// The place a program selects a device that can be CUDA: a local or global
+/// torch::Device (or DeviceType) variable whose value can name CUDA, else
+/// the first expression that names CUDA.
+struct DeviceSelection {
+  SourceLocation Loc;
+  /// The local declaration statement of the device variable, in a block:
+  /// the setting is inserted after it.
+  const Stmt *Statement = nullptr;
+};
+
+class ProgramFacts {
+public:
+  explicit ProgramFacts(ASTContext &Ctx);
+
+  /// The device selection, when the program can run on CUDA.
+  const std::optional<DeviceSelection> &device() const { return Device; }
+  /// The first loop that trains (backward() or an optimizer step).
+  const Stmt *trainingLoop() const { return TrainingLoop; }
+  /// The program calls at::Context::<one of Names>, with an argument that is
+  /// not provably false when \p UnlessFalse.
+  bool callsSetting(std::initializer_list<llvm::StringRef> Names,
+                    bool UnlessFalse = false) const;
+  /// It builds or calls a convolution (Conv1d..3d, ConvTranspose,
+  /// torch::conv2d, ...).
+  bool hasConvolution() const;
+  /// It builds or calls a matmul-heavy layer (Linear, attention, matmul,
+  /// mm, bmm, einsum, ...).
+  bool hasMatmul() const;
+  /// It names half or bfloat16, or uses autocast.
+  bool usesReducedPrecision() const;
+  /// The main file is a test (a tests/ folder, *_test.cpp, *_tests.cpp):
+  /// short runs that compare numbers, where global speed settings are not
+  /// wanted.
+  bool isTestFile() const;
+
+  /// The fix-its that insert \p Statement (with its semicolon) once after
+  /// the device selection: after the device's declaration statement, else
+  /// at the start of main() when this translation unit defines it.
+  llvm::SmallVector<FixItHint, 2> insertSetting(llvm::StringRef Statement,
+                                                const LangOptions &LO) const;
+
+private:
+  ASTContext &Ctx;
+  std::vector<Decl *> Decls;
+  std::optional<DeviceSelection> Device;
+  const Stmt *TrainingLoop = nullptr;
+  const FunctionDecl *Main = nullptr;
+};
+
+} // namespace clang::tidy::torch::cudalib
+
+#endif // LIBTORCH_TIDY_CHECKS_CUDALIBRARYSETTINGS_H

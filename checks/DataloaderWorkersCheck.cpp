@@ -1,0 +1,506 @@
+//===--- DataloaderWorkersCheck.cpp - libtorch-tidy -----------------------===//
+//
+// A LibTorch data loader without workers calls the data set's get() for
+// every sample of a batch on the thread that trains, between two steps: the
+// device idles while files are read and images decoded. Workers (threads in
+// C++) prepare the next batches while the current one trains. The check
+// reports loaders left at 0 workers when the data set's per-sample code
+// (get(), get_batch(), and the transforms mapped over it, following the
+// functions of the translation unit they call) does real work; a data set
+// that only indexes tensors in memory gains nothing from workers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DataloaderWorkersCheck.h"
+#include "TorchTidyModule.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "utils/ConstantFacts.h"
+#include "utils/DeviceAnalysis.h"
+#include "utils/FindingPayload.h"
+#include "utils/LibTorchHeaders.h"
+#include "utils/LibTorchNames.h"
+#include "utils/ParentWalk.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+using dataloader::ExpensiveOp;
+
+namespace {
+
+constexpr unsigned MaxCallDepth = 3;
+/// More tensor operations than this per sample is real work.
+constexpr unsigned MaxCheapTensorOps = 4;
+
+/// The outermost named namespace around \p D ("std", "cv", "torch").
+StringRef topNamespace(const Decl *D) {
+  const NamespaceDecl *Top = nullptr;
+  for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC); NS && !NS->isInline())
+      Top = NS;
+  return Top && Top->getIdentifier() ? Top->getName() : "";
+}
+
+bool inNamespaceNamed(const Decl *D, StringRef Name) {
+  for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC);
+        NS && NS->getIdentifier() && NS->getName().contains(Name))
+      return true;
+  return false;
+}
+
+/// Tensor calls that only index or view a tensor in memory.
+bool isIndexingOp(StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("operator[]", "index", "select", "slice", "narrow", "view",
+             "reshape", "unsqueeze", "squeeze", true)
+      .Cases("size", "sizes", "dim", "numel", "clone", "contiguous", "to",
+             "item", true)
+      .Cases("data_ptr", "options", "dtype", "device", "defined",
+             "scalar_type", "Tensor", "get", "operator=", true)
+      .Default(false);
+}
+
+/// What a standard-library or C function does per sample, or "".
+StringRef libraryCost(const FunctionDecl *FD) {
+  StringRef Name = FD->getIdentifier() ? FD->getName() : "";
+  const auto *M = dyn_cast<CXXMethodDecl>(FD);
+  const CXXRecordDecl *Class = M ? M->getParent() : nullptr;
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(FD))
+    Class = Ctor->getParent();
+  StringRef ClassName =
+      Class && Class->getIdentifier() ? Class->getName() : "";
+  if (ClassName.contains("fstream") || ClassName.contains("filebuf") ||
+      ClassName == "basic_istream")
+    return "file or stream I/O";
+  if (ClassName.contains("stringstream") || ClassName.contains("regex"))
+    return "string parsing";
+  if (inNamespaceNamed(FD, "filesystem") || inNamespaceNamed(FD, "__fs"))
+    return "file system access";
+  return llvm::StringSwitch<StringRef>(Name)
+      .Cases("fopen", "fread", "fgets", "fscanf", "read", "getline",
+             "file or stream I/O")
+      .Cases("stoi", "stol", "stoll", "stof", "stod", "string parsing")
+      .Cases("atoi", "atof", "strtol", "strtof", "strtod", "sscanf",
+             "string parsing")
+      .Cases("regex_search", "regex_match", "regex_replace", "string parsing")
+      .Default("");
+}
+
+/// What a call does per sample, when it is known to be real work.
+std::string callCost(const FunctionDecl *FD) {
+  StringRef NS = topNamespace(FD);
+  StringRef Name = FD->getIdentifier() ? FD->getName() : "";
+  if (NS == "cv")
+    return "OpenCV calls";
+  if (Name.starts_with("stbi_") || Name.starts_with("png_") ||
+      Name.starts_with("jpeg_") || Name.starts_with("tjDecompress"))
+    return "image decoding";
+  if (NS == "torch" && (Name == "load" || Name == "pickle_load"))
+    return "deserialization";
+  if (NS == "std" || NS == "")
+    return libraryCost(FD).str();
+  return "";
+}
+
+class SampleCost {
+public:
+  SampleCost(ASTContext &Ctx) : Ctx(Ctx), SM(Ctx.getSourceManager()) {}
+
+  /// The first expensive operation of the code that prepares one sample of
+  /// the data set type \p T, built by \p Built (where lambdas of the
+  /// transforms are written); std::nullopt when there is none, or the type
+  /// is not visible.
+  std::optional<ExpensiveOp> ofDataset(QualType T, const Expr *Built);
+
+private:
+  std::optional<ExpensiveOp> ofTransform(QualType T, const Expr *Built);
+  std::optional<ExpensiveOp> ofMethods(const CXXRecordDecl *RD,
+                                       std::initializer_list<StringRef> Names,
+                                       unsigned Depth = 0);
+  std::optional<ExpensiveOp> ofBody(const Stmt *Body, StringRef In,
+                                    unsigned Depth);
+  std::optional<ExpensiveOp> ofCall(const CallExpr *Call,
+                                    const FunctionDecl *FD, StringRef In,
+                                    unsigned Depth, unsigned &TensorOps,
+                                    SourceLocation &FirstTensorOp);
+  bool isUserCode(const Decl *D) const {
+    return !utils::isInLibTorchHeader(D->getLocation(), SM);
+  }
+
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  llvm::DenseSet<const Stmt *> Visited;
+};
+
+std::optional<ExpensiveOp> SampleCost::ofDataset(QualType T,
+                                                 const Expr *Built) {
+  const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD || !RD->hasDefinition())
+    return std::nullopt;
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+      Spec && Spec->getQualifiedNameAsString() ==
+                  "torch::data::datasets::MapDataset") {
+    const TemplateArgumentList &Args = Spec->getTemplateArgs();
+    if (Args.size() < 2 || Args[0].getKind() != TemplateArgument::Type ||
+        Args[1].getKind() != TemplateArgument::Type)
+      return std::nullopt;
+    if (auto Op = ofDataset(Args[0].getAsType(), Built))
+      return Op;
+    return ofTransform(Args[1].getAsType(), Built);
+  }
+  if (!isUserCode(RD))
+    return std::nullopt;
+  return ofMethods(RD, {"get", "get_batch"});
+}
+
+std::optional<ExpensiveOp> SampleCost::ofTransform(QualType T,
+                                                   const Expr *Built) {
+  const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD || !RD->hasDefinition())
+    return std::nullopt;
+  if (isUserCode(RD))
+    return ofMethods(RD, {"apply", "apply_batch", "operator()"});
+  if (!RD->getIdentifier() || !RD->getName().contains("Lambda") || !Built)
+    return std::nullopt;
+  // LibTorch's Lambda transforms call the lambdas written where the data
+  // set is built.
+  for (const BoundNodes &N :
+       match(findAll(lambdaExpr().bind("lambda")), *Built, Ctx))
+    if (auto Op = ofBody(N.getNodeAs<LambdaExpr>("lambda")->getBody(),
+                         "a lambda transform", 0))
+      return Op;
+  return std::nullopt;
+}
+
+std::optional<ExpensiveOp>
+SampleCost::ofMethods(const CXXRecordDecl *RD,
+                      std::initializer_list<StringRef> Names, unsigned Depth) {
+  if (!RD || !RD->hasDefinition() || !isUserCode(RD) || Depth > 4)
+    return std::nullopt;
+  for (const CXXMethodDecl *M : RD->methods()) {
+    std::string Name = M->getNameAsString();
+    if (llvm::none_of(Names, [&](StringRef N) { return N == Name; }))
+      continue;
+    const FunctionDecl *Def = M->getDefinition();
+    if (!Def && M->getTemplateInstantiationPattern())
+      Def = M->getTemplateInstantiationPattern()->getDefinition();
+    if (!Def || !Def->hasBody())
+      continue;
+    std::string In = "'" + RD->getNameAsString() + "::" + Name + "'";
+    if (auto Op = ofBody(Def->getBody(), In, 0))
+      return Op;
+  }
+  for (const CXXBaseSpecifier &Base : RD->bases())
+    if (auto Op = ofMethods(Base.getType()->getAsCXXRecordDecl(), Names,
+                            Depth + 1))
+      return Op;
+  return std::nullopt;
+}
+
+std::optional<ExpensiveOp>
+SampleCost::ofCall(const CallExpr *Call, const FunctionDecl *FD, StringRef In,
+                   unsigned Depth, unsigned &TensorOps,
+                   SourceLocation &FirstTensorOp) {
+  std::string Cost = callCost(FD);
+  if (!Cost.empty())
+    return ExpensiveOp{Cost, Call->getBeginLoc(), In.str()};
+  if (utils::isInTorchNamespace(FD)) {
+    std::string Name = FD->getNameAsString();
+    if (!isIndexingOp(Name) && !isa<CXXConstructorDecl>(FD) &&
+        TensorOps++ == 0)
+      FirstTensorOp = Call->getBeginLoc();
+    return std::nullopt;
+  }
+  const FunctionDecl *Def = FD->getDefinition();
+  if (Depth + 1 < MaxCallDepth && Def && Def->hasBody() && isUserCode(Def))
+    return ofBody(Def->getBody(), In, Depth + 1);
+  return std::nullopt;
+}
+
+std::optional<ExpensiveOp> SampleCost::ofBody(const Stmt *Body, StringRef In,
+                                              unsigned Depth) {
+  if (!Body || !Visited.insert(Body).second)
+    return std::nullopt;
+  unsigned TensorOps = 0;
+  SourceLocation FirstTensorOp;
+  for (const BoundNodes &N : match(
+           findAll(expr(anyOf(callExpr(), cxxConstructExpr())).bind("call")),
+           *Body, Ctx)) {
+    const auto *E = N.getNodeAs<Expr>("call");
+    const FunctionDecl *FD = nullptr;
+    if (const auto *Call = dyn_cast<CallExpr>(E))
+      FD = Call->getDirectCallee();
+    else
+      FD = cast<CXXConstructExpr>(E)->getConstructor();
+    if (!FD)
+      continue;
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+      std::string Cost = callCost(FD);
+      if (!Cost.empty())
+        return ExpensiveOp{Cost, CE->getBeginLoc(), In.str()};
+      continue;
+    }
+    if (auto Op = ofCall(cast<CallExpr>(E), FD, In, Depth, TensorOps,
+                         FirstTensorOp))
+      return Op;
+  }
+  if (auto Loops = match(findAll(stmt(anyOf(forStmt(), whileStmt(), doStmt(),
+                                           cxxForRangeStmt()))
+                                     .bind("loop")),
+                         *Body, Ctx);
+      !Loops.empty())
+    return ExpensiveOp{"a loop", Loops[0].getNodeAs<Stmt>("loop")->getBeginLoc(),
+                       In.str()};
+  if (TensorOps > MaxCheapTensorOps)
+    return ExpensiveOp{std::to_string(TensorOps) + " tensor operations",
+                       FirstTensorOp, In.str()};
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// The loader's options
+//===----------------------------------------------------------------------===//
+
+enum class Workers { Zero, Set };
+
+struct OptionsFinding {
+  Workers State = Workers::Set;
+  llvm::SmallVector<FixItHint, 2> Fixes;
+  /// The variable that holds the options, when the fix cannot be local.
+  const VarDecl *Variable = nullptr;
+};
+
+bool isOptionsType(QualType T) {
+  const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  return RD && RD->getQualifiedNameAsString() == "torch::data::DataLoaderOptions";
+}
+
+/// The value of an integer expression when the code proves it.
+std::optional<int64_t> provableInt(const Expr *E, ASTContext &Ctx) {
+  E = E->IgnoreImpCasts();
+  Expr::EvalResult R;
+  if (!E->isValueDependent() && E->EvaluateAsInt(R, Ctx))
+    return R.Val.getInt().getExtValue();
+  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || !VD->getInit() ||
+      !utils::isNeverReassigned(VD, Ctx))
+    return std::nullopt;
+  return provableInt(VD->getInit(), Ctx);
+}
+
+/// \p E without copies, moves and the implicit nodes around them.
+const Expr *stripCopies(const Expr *E) {
+  for (unsigned I = 0; E && I < 8; ++I) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    const auto *CE = dyn_cast<CXXConstructExpr>(E);
+    if (!CE || CE->getNumArgs() != 1 ||
+        !CE->getConstructor()->isCopyOrMoveConstructor())
+      return E;
+    E = CE->getArg(0);
+  }
+  return E;
+}
+
+class OptionsAnalysis {
+public:
+  OptionsAnalysis(ASTContext &Ctx, const LangOptions &LO, std::string Spelling,
+                  unsigned N)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), LO(LO),
+        Spelling(std::move(Spelling)), N(std::to_string(N)) {}
+
+  /// What the options argument \p Arg of \p Call sets.
+  OptionsFinding of(const CallExpr *Call, const Expr *Arg);
+
+private:
+  std::optional<OptionsFinding> ofChain(const Expr *E, const Expr *Whole);
+  OptionsFinding ofVariable(const VarDecl *VD);
+  SourceLocation endOf(const Expr *E) const {
+    return Lexer::getLocForEndOfToken(E->getEndLoc(), 0, SM, LO);
+  }
+
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  const LangOptions &LO;
+  std::string Spelling;
+  std::string N;
+};
+
+OptionsFinding OptionsAnalysis::of(const CallExpr *Call, const Expr *Arg) {
+  OptionsFinding F;
+  if (isa<CXXDefaultArgExpr>(Arg)) {
+    F.State = Workers::Zero;
+    if (Call->getRParenLoc().isFileID())
+      F.Fixes.push_back(FixItHint::CreateInsertion(
+          Call->getRParenLoc(), ", " + Spelling + "().workers(" + N + ")"));
+    return F;
+  }
+  const Expr *E = stripCopies(Arg);
+  // A batch size converted to the options.
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
+      CE && !isa<CXXTemporaryObjectExpr>(CE) && CE->getNumArgs() == 1 &&
+      CE->getArg(0)->getType()->isIntegerType()) {
+    F.State = Workers::Zero;
+    const Expr *Size = CE->getArg(0);
+    if (Size->getBeginLoc().isFileID() && Size->getEndLoc().isFileID())
+      F.Fixes = {FixItHint::CreateInsertion(Size->getBeginLoc(), Spelling + "("),
+                 FixItHint::CreateInsertion(endOf(Size),
+                                            ").workers(" + N + ")")};
+    return F;
+  }
+  if (auto Chain = ofChain(E, E))
+    return *Chain;
+  return F;
+}
+
+/// A chain of option setters on a temporary or a variable.
+std::optional<OptionsFinding> OptionsAnalysis::ofChain(const Expr *E,
+                                                       const Expr *Whole) {
+  E = stripCopies(E);
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *M = MC->getMethodDecl();
+    if (!M || !isOptionsType(QualType(M->getParent()->getTypeForDecl(), 0)))
+      return std::nullopt;
+    if (M->getName() == "workers" && MC->getNumArgs() == 1) {
+      OptionsFinding F;
+      std::optional<int64_t> V = provableInt(MC->getArg(0), Ctx);
+      if (!V || *V != 0)
+        return F;
+      F.State = Workers::Zero;
+      const Expr *Value = MC->getArg(0)->IgnoreImplicit();
+      if (Value->getBeginLoc().isFileID() && Value->getEndLoc().isFileID())
+        F.Fixes.push_back(FixItHint::CreateReplacement(
+            CharSourceRange::getTokenRange(Value->getSourceRange()), N));
+      return F;
+    }
+    return ofChain(MC->getImplicitObjectArgument(), Whole);
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD))
+      return std::nullopt;
+    return ofVariable(VD);
+  }
+  if (!isa<CXXConstructExpr>(E) || !isOptionsType(E->getType()))
+    return std::nullopt;
+  OptionsFinding F;
+  F.State = Workers::Zero;
+  if (Whole->getEndLoc().isFileID())
+    F.Fixes.push_back(
+        FixItHint::CreateInsertion(endOf(Whole), ".workers(" + N + ")"));
+  return F;
+}
+
+/// Options in a local variable: its initializer and the setters called on
+/// it in its function.
+OptionsFinding OptionsAnalysis::ofVariable(const VarDecl *VD) {
+  OptionsFinding F;
+  if (VD->getType()->isReferenceType() || !VD->getInit())
+    return F;
+  std::optional<OptionsFinding> Init = ofChain(VD->getInit(), VD->getInit());
+  if (!Init || Init->State == Workers::Set)
+    return F;
+  const Stmt *Body = utils::enclosingFunctionBody(VD);
+  if (!Body)
+    return F;
+  for (const BoundNodes &Node :
+       match(findAll(cxxMemberCallExpr(
+                         on(declRefExpr(to(varDecl(equalsNode(VD))))),
+                         callee(cxxMethodDecl(hasName("workers"))))
+                         .bind("set")),
+             *Body, Ctx)) {
+    const auto *Set = Node.getNodeAs<CXXMemberCallExpr>("set");
+    std::optional<int64_t> V =
+        Set->getNumArgs() == 1 ? provableInt(Set->getArg(0), Ctx)
+                               : std::optional<int64_t>(0);
+    if (Set->getNumArgs() == 1 && (!V || *V != 0))
+      return F;
+  }
+  F.State = Workers::Zero;
+  F.Variable = VD;
+  return F;
+}
+
+} // namespace
+
+DataloaderWorkersCheck::DataloaderWorkersCheck(StringRef Name,
+                                               ClangTidyContext *Context)
+    : TorchCheck(Name, Context),
+      DefaultWorkers(Options.get("DefaultWorkers", 4U)) {}
+
+void DataloaderWorkersCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "DefaultWorkers", DefaultWorkers);
+}
+
+void DataloaderWorkersCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
+  Finder->addMatcher(
+      callExpr(utils::isOutsideLibTorch(),
+               callee(functionDecl(hasName("::torch::data::make_data_loader"))))
+          .bind("loader"),
+      this);
+}
+
+void DataloaderWorkersCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>("loader");
+  ASTContext &Ctx = *Result.Context;
+  const SourceManager &SM = *Result.SourceManager;
+  const FunctionDecl *FD = Call->getDirectCallee();
+  SourceLocation Loc = SM.getExpansionLoc(Call->getBeginLoc());
+  if (!FD || FD->getNumParams() == 0 || Call->getNumArgs() != FD->getNumParams() ||
+      utils::isInLibTorchHeader(Loc, SM) || Reported.contains(Loc))
+    return;
+  const Expr *Options = nullptr;
+  for (unsigned I = 1; I < FD->getNumParams(); ++I)
+    if (isOptionsType(FD->getParamDecl(I)->getType()))
+      Options = Call->getArg(I);
+  if (!Options)
+    return;
+  // The data set, and the expression that built it (its lambdas).
+  const Expr *Built = stripCopies(Call->getArg(0));
+  if (const auto *MoveCall = dyn_cast<CallExpr>(Built);
+      MoveCall && MoveCall->getNumArgs() == 1 && MoveCall->isCallToStdMove())
+    Built = MoveCall->getArg(0)->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Built))
+    if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+        VD && VD->hasLocalStorage() && VD->getInit())
+      Built = VD->getInit();
+  SampleCost Cost(Ctx);
+  std::optional<ExpensiveOp> Op =
+      Cost.ofDataset(FD->getParamDecl(0)->getType(), Built);
+  if (!Op)
+    return;
+  OptionsAnalysis Analysis(Ctx, getLangOpts(),
+                           utils::torchNamespace(Ctx) + "::data::DataLoaderOptions",
+                           DefaultWorkers);
+  OptionsFinding F = Analysis.of(Call, Options);
+  if (F.State != Workers::Zero)
+    return;
+  Reported.insert(Loc);
+  utils::recordStatementPayload(getID(), Loc, Call, Ctx);
+  {
+    auto Diag = diag(Loc, "data loader runs with 0 workers: %0 does %1 for "
+                          "every sample on the training thread, and each "
+                          "step waits for it; load batches in parallel with "
+                          "'.workers(%2)'")
+                << Op->In << Op->What << DefaultWorkers;
+    for (const FixItHint &Fix : F.Fixes)
+      Diag << Fix;
+  }
+  diag(Op->Where, "%0 here, for every sample", DiagnosticIDs::Note)
+      << Op->What;
+  if (F.Variable)
+    diag(F.Variable->getLocation(),
+         "the options are the variable '%0': add '.workers(%1)' to it",
+         DiagnosticIDs::Note)
+        << F.Variable->getName() << DefaultWorkers;
+}
+
+TORCH_TIDY_CHECK_FACTORY(DataloaderWorkersCheck)
+
+} // namespace clang::tidy::torch

@@ -1,0 +1,481 @@
+//===--- MissingNoGradCheck.cpp - libtorch-tidy ---------------------------===//
+//
+// A forward pass with autograd on records the graph of every operation and
+// keeps the activations the backward pass would need. Evaluation never runs
+// that backward pass: the memory and the bookkeeping are wasted. The check
+// reports forward passes in code that is evaluation by its shape (after
+// eval(), in a loop over a test or validation loader, in a function named
+// for inference that never needs gradients) when no guard turns autograd
+// off around them, around every call of their function, or inside the
+// forward() they run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MissingNoGradCheck.h"
+#include "TorchTidyModule.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+#include "utils/ConstantFacts.h"
+#include "utils/FindingPayload.h"
+#include "utils/LibTorchHeaders.h"
+#include "utils/LibTorchNames.h"
+#include "utils/ParentWalk.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+namespace {
+
+constexpr unsigned MaxCallerDepth = 3;
+
+enum class Why { AfterEval, TestLoop, EvalFunction };
+
+bool isLoop(const Stmt *S) {
+  return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
+}
+
+bool isModuleClass(const CXXRecordDecl *RD) {
+  return utils::isSameOrDerivedFrom(RD, "torch::nn::Module") ||
+         utils::isSameOrDerivedFrom(RD, "torch::jit::Module");
+}
+
+/// The first argument of a constructor, through the cleanups around it.
+const Expr *firstConstructorArg(const VarDecl *VD) {
+  const Expr *Init = VD->getInit();
+  if (!Init)
+    return nullptr;
+  const auto *CE = dyn_cast<CXXConstructExpr>(Init->IgnoreImplicit());
+  if (!CE || CE->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(CE->getArg(0)))
+    return nullptr;
+  return CE->getArg(0);
+}
+
+/// A local guard that turns autograd off while it lives: NoGradGuard,
+/// AutoGradMode(false), InferenceMode (on by default).
+bool isGuardVar(const VarDecl *VD, ASTContext &Ctx) {
+  const CXXRecordDecl *RD = VD->getType()->getAsCXXRecordDecl();
+  if (!RD || !RD->getIdentifier())
+    return false;
+  std::string Name = RD->getQualifiedNameAsString();
+  if (Name == "c10::NoGradGuard")
+    return true;
+  if (Name != "c10::AutoGradMode" && Name != "c10::InferenceMode")
+    return false;
+  const Expr *Arg = firstConstructorArg(VD);
+  if (!Arg)
+    return Name == "c10::InferenceMode";
+  std::optional<bool> On = utils::provableBool(Arg, Ctx);
+  return On && *On == (Name == "c10::InferenceMode");
+}
+
+/// GradMode::set_enabled(false).
+bool isGradModeOff(const Stmt *S, ASTContext &Ctx) {
+  const auto *E = dyn_cast<Expr>(S);
+  if (!E)
+    return false;
+  const auto *Call = dyn_cast<CallExpr>(E->IgnoreImplicit());
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier() || FD->getName() != "set_enabled" ||
+      FD->getQualifiedNameAsString() != "c10::GradMode::set_enabled" ||
+      Call->getNumArgs() != 1)
+    return false;
+  std::optional<bool> On = utils::provableBool(Call->getArg(0), Ctx);
+  return On && !*On;
+}
+
+bool isGuardStmt(const Stmt *S, ASTContext &Ctx) {
+  if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D); VD && isGuardVar(VD, Ctx))
+        return true;
+    return false;
+  }
+  return isGradModeOff(S, Ctx);
+}
+
+/// A guard among the statements of \p Block before \p Before (all of them
+/// when null).
+bool blockGuards(const CompoundStmt *Block, const Stmt *Before,
+                 ASTContext &Ctx) {
+  for (const Stmt *S : Block->body()) {
+    if (S == Before)
+      return false;
+    if (isGuardStmt(S, Ctx))
+      return true;
+  }
+  return false;
+}
+
+/// A guard in a block around \p S, up to its function.
+bool guardedInBlocks(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNode Cur = DynTypedNode::create(*S);
+  for (unsigned Steps = 0; Steps < 256; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Cur);
+    if (Parents.empty() || Parents[0].get<FunctionDecl>())
+      return false;
+    if (const auto *Block = Parents[0].get<CompoundStmt>())
+      if (blockGuards(Block, Cur.get<Stmt>(), Ctx))
+        return true;
+    Cur = Parents[0];
+  }
+  return false;
+}
+
+/// eval() or train(false) on a module: true; train() or train(true):
+/// false; anything else: std::nullopt.
+std::optional<bool> evalModeCall(const CXXMemberCallExpr *MC, ASTContext &Ctx) {
+  const CXXMethodDecl *M = MC->getMethodDecl();
+  if (!M || !M->getIdentifier() || !isModuleClass(M->getParent()))
+    return std::nullopt;
+  if (M->getName() == "eval")
+    return true;
+  if (M->getName() != "train")
+    return std::nullopt;
+  if (MC->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(MC->getArg(0)))
+    return false;
+  std::optional<bool> On = utils::provableBool(MC->getArg(0), Ctx);
+  if (!On)
+    return std::nullopt;
+  return !*On;
+}
+
+/// The last eval() of the function before \p Call, when no train() comes
+/// between them in the source.
+const CXXMemberCallExpr *evalBefore(const Expr *Call, const Stmt *Body,
+                                    ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const CXXMemberCallExpr *Last = nullptr;
+  SourceLocation LastLoc;
+  for (const BoundNodes &N :
+       match(findAll(cxxMemberCallExpr().bind("mc")), *Body, Ctx)) {
+    const auto *MC = N.getNodeAs<CXXMemberCallExpr>("mc");
+    SourceLocation Loc = MC->getBeginLoc();
+    if (!SM.isBeforeInTranslationUnit(Loc, Call->getBeginLoc()) ||
+        (LastLoc.isValid() && SM.isBeforeInTranslationUnit(Loc, LastLoc)))
+      continue;
+    std::optional<bool> Eval = evalModeCall(MC, Ctx);
+    if (!Eval)
+      continue;
+    Last = *Eval ? MC : nullptr;
+    LastLoc = Loc;
+  }
+  return Last;
+}
+
+/// The name of a variable or member that the range of a range-for over a
+/// test or validation loader names ("test_loader", "*val_loader").
+std::string evaluationLoader(const CXXForRangeStmt *For, ASTContext &Ctx) {
+  const Expr *Range = For->getRangeInit();
+  if (!Range)
+    return "";
+  for (const BoundNodes &N :
+       match(findAll(expr(anyOf(declRefExpr(), memberExpr())).bind("ref")),
+             *Range, Ctx)) {
+    const auto *E = N.getNodeAs<Expr>("ref");
+    const NamedDecl *D = nullptr;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      D = DRE->getDecl();
+    else
+      D = cast<MemberExpr>(E)->getMemberDecl();
+    if (!isa<VarDecl, FieldDecl>(D) || !D->getIdentifier())
+      continue;
+    if (utils::hasWord(D->getName(), {"test", "val", "valid", "validation",
+                                      "eval", "evaluation"}))
+      return D->getNameAsString();
+  }
+  return "";
+}
+
+bool isEvaluationName(const FunctionDecl *FD) {
+  if (!FD->getIdentifier() || FD->getName() == "TestBody")
+    return false;
+  return utils::hasWord(FD->getName(),
+                        {"predict", "prediction", "infer", "inference",
+                         "evaluate", "evaluation", "eval", "test", "testing",
+                         "validate", "validation", "valid"});
+}
+
+/// The text before \p Loc on its line when it is all blanks, else
+/// std::nullopt.
+std::optional<std::string> indentOf(SourceLocation Loc,
+                                    const SourceManager &SM) {
+  auto [FID, Offset] = SM.getDecomposedLoc(Loc);
+  StringRef Buf = SM.getBufferData(FID);
+  size_t LineStart = Buf.rfind('\n', Offset ? Offset - 1 : 0);
+  LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
+  if (Offset < LineStart)
+    LineStart = Offset;
+  StringRef Before = Buf.slice(LineStart, Offset);
+  if (!Before.trim().empty())
+    return std::nullopt;
+  return Before.str();
+}
+
+bool declaresName(const Stmt *Body, StringRef Name, ASTContext &Ctx) {
+  return !match(stmt(forEachDescendant(varDecl(hasName(Name)).bind("v"))),
+                *Body, Ctx)
+              .empty();
+}
+
+} // namespace
+
+struct MissingNoGradCheck::Context {
+  const FunctionDecl *Fn = nullptr;
+  const Stmt *Body = nullptr;
+  Why Reason = Why::EvalFunction;
+  const CXXMemberCallExpr *Eval = nullptr;
+  /// The innermost loop around the call, in its function.
+  const Stmt *Loop = nullptr;
+  std::string Name;
+};
+
+MissingNoGradCheck::MissingNoGradCheck(StringRef Name,
+                                       ClangTidyContext *Context)
+    : TorchCheck(Name, Context),
+      Guard(Options.get("Guard", "NoGradGuard").str()) {
+  if (Guard != "NoGradGuard" && Guard != "InferenceMode")
+    configurationDiag("invalid Guard '%0' for check '%1': expected "
+                      "'NoGradGuard' or 'InferenceMode'")
+        << Guard << Name;
+}
+
+void MissingNoGradCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "Guard", Guard);
+}
+
+void MissingNoGradCheck::onStartOfTranslationUnit() {
+  Training.reset();
+  Calls.reset();
+  Reported.clear();
+  Inserted.clear();
+}
+
+void MissingNoGradCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
+  auto ModuleClass = cxxRecordDecl(anyOf(
+      isSameOrDerivedFrom(hasName("::torch::nn::Module")),
+      isSameOrDerivedFrom(hasName("::torch::jit::Module"))));
+  Finder->addMatcher(
+      cxxMemberCallExpr(utils::isOutsideLibTorch(),
+                        callee(cxxMethodDecl(hasName("forward"),
+                                             ofClass(ModuleClass))))
+          .bind("forward"),
+      this);
+  Finder->addMatcher(
+      cxxOperatorCallExpr(
+          utils::isOutsideLibTorch(), hasOverloadedOperatorName("()"),
+          callee(cxxMethodDecl(ofClass(classTemplateSpecializationDecl(
+              hasName("::torch::nn::ModuleHolder"))))))
+          .bind("forward"),
+      this);
+}
+
+bool MissingNoGradCheck::isEvaluation(const Expr *Call, const FunctionDecl *FD,
+                                      Context &C) {
+  C.Fn = FD;
+  C.Body = FD->getBody();
+  // The innermost loop, and the first test loop, around the call.
+  DynTypedNode Cur = DynTypedNode::create(*Call);
+  std::string Loader;
+  for (unsigned Steps = 0; Steps < 256; ++Steps) {
+    DynTypedNodeList Parents = Ctx->getParents(Cur);
+    if (Parents.empty() || Parents[0].get<FunctionDecl>())
+      break;
+    const Stmt *P = Parents[0].get<Stmt>();
+    if (P && isLoop(P) && !utils::isRunOnceLoop(P, *Ctx) && !C.Loop)
+      C.Loop = P;
+    if (const auto *For = dyn_cast_or_null<CXXForRangeStmt>(P);
+        For && Loader.empty() && Cur.get<Stmt>() == For->getBody())
+      Loader = evaluationLoader(For, *Ctx);
+    Cur = Parents[0];
+  }
+  const Stmt *Region = C.Loop ? C.Loop : C.Body;
+  if ((C.Eval = evalBefore(Call, C.Body, *Ctx))) {
+    C.Reason = Why::AfterEval;
+    // Gradients needed before eval() are the training before evaluation.
+    if (!C.Loop) {
+      const SourceManager &SM = Ctx->getSourceManager();
+      for (const BoundNodes &N :
+           match(findAll(callExpr().bind("c")), *C.Body, *Ctx)) {
+        const auto *Other = N.getNodeAs<CallExpr>("c");
+        if (SM.isBeforeInTranslationUnit(C.Eval->getBeginLoc(),
+                                         Other->getBeginLoc()) &&
+            Training->needsGradientsIn(Other))
+          return false;
+      }
+      return true;
+    }
+    return !Training->needsGradientsIn(Region);
+  }
+  if (!Loader.empty()) {
+    C.Reason = Why::TestLoop;
+    C.Name = Loader;
+    return !Training->needsGradientsIn(Region);
+  }
+  if (isEvaluationName(FD)) {
+    C.Reason = Why::EvalFunction;
+    C.Name = FD->getNameAsString();
+    return !Training->needsGradientsIn(C.Body);
+  }
+  return false;
+}
+
+bool MissingNoGradCheck::guarded(const Stmt *S, unsigned Depth) {
+  if (guardedInBlocks(S, *Ctx))
+    return true;
+  const FunctionDecl *FD = utils::enclosingFunction(S, *Ctx);
+  if (!FD || Depth >= MaxCallerDepth)
+    return false;
+  const llvm::SmallVector<const Stmt *, 4> *Sites = Calls->callsOf(FD);
+  return Sites && !Sites->empty() &&
+         llvm::all_of(*Sites, [&](const Stmt *Site) {
+           return guarded(Site, Depth + 1);
+         });
+}
+
+bool MissingNoGradCheck::calleeGuards(const Expr *Call) {
+  const CXXRecordDecl *Module = nullptr;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
+    Module = MC->getMethodDecl() ? MC->getMethodDecl()->getParent() : nullptr;
+  } else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call)) {
+    const auto *M = dyn_cast_or_null<CXXMethodDecl>(OC->getDirectCallee());
+    const auto *Spec = M ? dyn_cast<ClassTemplateSpecializationDecl>(
+                               M->getParent())
+                         : nullptr;
+    if (Spec && Spec->getTemplateArgs().size() > 0 &&
+        Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+      Module = Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+  }
+  if (!Module || !Module->hasDefinition())
+    return false;
+  for (const CXXMethodDecl *M : Module->methods()) {
+    if (!M->getIdentifier() || M->getName() != "forward")
+      continue;
+    const FunctionDecl *Def = M->getDefinition();
+    const auto *Body =
+        Def ? dyn_cast_or_null<CompoundStmt>(Def->getBody()) : nullptr;
+    if (Body && blockGuards(Body, nullptr, *Ctx))
+      return true;
+  }
+  return false;
+}
+
+void MissingNoGradCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Call = Result.Nodes.getNodeAs<Expr>("forward");
+  Ctx = Result.Context;
+  const SourceManager &SM = *Result.SourceManager;
+  SourceLocation Loc = SM.getExpansionLoc(Call->getExprLoc());
+  if (utils::isInLibTorchHeader(Loc, SM) || Reported.contains(Loc))
+    return;
+  const FunctionDecl *FD = utils::enclosingFunction(Call, *Ctx);
+  if (!FD || !FD->hasBody())
+    return;
+  // Submodules called from a module's forward() run in whatever mode the
+  // caller of that forward() set.
+  if (const auto *M = dyn_cast<CXXMethodDecl>(FD);
+      M && (M->getOverloadedOperator() == OO_Call ||
+            (M->getIdentifier() && M->getName() == "forward")))
+    return;
+  if (!Training)
+    Training = std::make_unique<utils::TrainingCode>(*Ctx);
+  if (!Calls)
+    Calls = std::make_unique<utils::RunFrequency>(*Ctx);
+  Context C;
+  if (!isEvaluation(Call, FD, C) || guarded(Call, 0) || calleeGuards(Call))
+    return;
+  Reported.insert(Loc);
+  report(Call, C);
+}
+
+std::optional<FixItHint> MissingNoGradCheck::guardFix(const Expr *Call,
+                                                      const Context &C) {
+  const SourceManager &SM = Ctx->getSourceManager();
+  // The first statement of the function, when nothing in it needs
+  // gradients; else of the loop body; else the statement after eval().
+  const Stmt *Before = nullptr;
+  if (const auto *Body = dyn_cast<CompoundStmt>(C.Body);
+      Body && !Body->body_empty() && !Training->needsGradientsIn(C.Body))
+    Before = Body->body_front();
+  const Stmt *LoopBody = nullptr;
+  if (const auto *For = dyn_cast_or_null<CXXForRangeStmt>(C.Loop))
+    LoopBody = For->getBody();
+  else if (const auto *F = dyn_cast_or_null<ForStmt>(C.Loop))
+    LoopBody = F->getBody();
+  else if (const auto *W = dyn_cast_or_null<WhileStmt>(C.Loop))
+    LoopBody = W->getBody();
+  else if (const auto *D = dyn_cast_or_null<DoStmt>(C.Loop))
+    LoopBody = D->getBody();
+  if (const auto *Block = dyn_cast_or_null<CompoundStmt>(LoopBody);
+      !Before && Block && !Block->body_empty())
+    Before = Block->body_front();
+  if (!Before && C.Eval && !C.Loop) {
+    auto [EvalStmt, Block] = utils::statementInBlock(C.Eval, *Ctx);
+    for (auto It = Block ? Block->body_begin() : nullptr;
+         Block && It != Block->body_end(); ++It)
+      if (*It == EvalStmt && It + 1 != Block->body_end())
+        Before = *(It + 1);
+  }
+  if (!Before || Before->getBeginLoc().isMacroID())
+    return std::nullopt;
+  SourceLocation At = Before->getBeginLoc();
+  std::optional<std::string> Indent = indentOf(At, SM);
+  if (Inserted.contains(At))
+    return FixItHint();
+  Inserted.insert(At);
+  std::string Var = Guard == "InferenceMode" ? "inference_mode" : "no_grad";
+  if (declaresName(C.Body, Var, *Ctx))
+    Var += "_guard";
+  std::string Type = Guard == "InferenceMode"
+                         ? std::string("c10::InferenceMode")
+                         : utils::torchNamespace(*Ctx) + "::NoGradGuard";
+  return FixItHint::CreateInsertion(
+      At, Type + " " + Var + ";" + (Indent ? "\n" + *Indent : " "));
+}
+
+void MissingNoGradCheck::report(const Expr *Call, const Context &C) {
+  std::string Where;
+  switch (C.Reason) {
+  case Why::AfterEval:
+    Where = "after eval()";
+    break;
+  case Why::TestLoop:
+    Where = "in the loop over '" + C.Name + "'";
+    break;
+  case Why::EvalFunction:
+    Where = "in evaluation function '" + C.Name + "'";
+    break;
+  }
+  SourceLocation Loc = Ctx->getSourceManager().getExpansionLoc(
+      Call->getExprLoc());
+  utils::recordStatementPayload(getID(), Loc, Call, *Ctx);
+  std::optional<FixItHint> Fix = guardFix(Call, C);
+  {
+    auto Diag = diag(Loc, "forward pass %0 runs with autograd on: it records "
+                          "the graph and keeps activations for a backward() "
+                          "that never comes; %1")
+                << Where
+                << (Guard == "InferenceMode"
+                        ? "turn autograd off with 'c10::InferenceMode' (its "
+                          "outputs can never enter autograd later)"
+                        : "turn autograd off with 'torch::NoGradGuard' "
+                          "('c10::InferenceMode' is faster where the outputs "
+                          "never enter autograd later)");
+    if (Fix && !Fix->CodeToInsert.empty())
+      Diag << *Fix;
+  }
+  if (C.Eval)
+    diag(C.Eval->getExprLoc(), "evaluation mode set here",
+         DiagnosticIDs::Note);
+  if (!Fix)
+    diag(Loc,
+         "no guard is inserted: the code around the call also needs "
+         "gradients",
+         DiagnosticIDs::Note);
+}
+
+TORCH_TIDY_CHECK_FACTORY(MissingNoGradCheck)
+
+} // namespace clang::tidy::torch

@@ -1,0 +1,65 @@
+//===--- Tf32DisabledCheck.cpp - libtorch-tidy ----------------------------===//
+//
+// On Ampere and later GPUs, cuBLAS can run FP32 matmuls on tensor cores in
+// TF32: the inputs keep 10 bits of mantissa instead of 23, the accumulation
+// stays FP32, and the matmul is several times faster. LibTorch leaves it off
+// for matmuls (cuDNN convolutions already use it by default), so a program
+// that trains Linear or attention layers in FP32 gets the slow path unless it
+// asks. The check reports such a program once, at the device selection;
+// programs that set the precision either way, that train in half precision
+// or under autocast, or that only convolve, stay silent.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tf32DisabledCheck.h"
+#include "CudaLibrarySettings.h"
+#include "TorchTidyModule.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "utils/LibTorchHeaders.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+void Tf32DisabledCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
+  Finder->addMatcher(
+      functionDecl(utils::isOutsideLibTorch(), isDefinition()).bind("fn"),
+      this);
+}
+
+void Tf32DisabledCheck::check(const MatchFinder::MatchResult &Result) {
+  Ctx = Result.Context;
+}
+
+void Tf32DisabledCheck::onEndOfTranslationUnit() {
+  if (!Ctx)
+    return;
+  cudalib::ProgramFacts Program(*Ctx);
+  const auto &Device = Program.device();
+  // Any setting of the matmul precision is a choice, TF32 off included.
+  if (!Device || Program.isTestFile() || !Program.trainingLoop() || !Program.hasMatmul() ||
+      Program.usesReducedPrecision() ||
+      Program.callsSetting({"setAllowTF32CuBLAS", "setFloat32MatmulPrecision",
+                            "setFloat32Precision"}))
+    return;
+  {
+    auto Diag =
+        diag(Device->Loc,
+             "FP32 matmuls train on a device that can be CUDA with TF32 off "
+             "for cuBLAS: Linear, matmul and attention layers miss the tensor "
+             "cores of Ampere and later GPUs; allow TF32 once with "
+             "'at::globalContext().setFloat32MatmulPrecision(\"high\")', "
+             "which keeps about 10 bits of mantissa in matmul inputs");
+    for (const FixItHint &Fix : Program.insertSetting(
+             "at::globalContext().setFloat32MatmulPrecision(\"high\");",
+             getLangOpts()))
+      Diag << Fix;
+  }
+  diag(Program.trainingLoop()->getBeginLoc(), "training loop here",
+       DiagnosticIDs::Note);
+}
+
+TORCH_TIDY_CHECK_FACTORY(Tf32DisabledCheck)
+
+} // namespace clang::tidy::torch

@@ -1,0 +1,65 @@
+//===--- TrainingCode.h - libtorch-tidy -------------------------*- C++ -*-===//
+//
+// Whether code trains: it runs backward(), steps an optimizer or asks
+// autograd for gradients, directly or through the functions of the
+// translation unit it calls.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_TRAININGCODE_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_TRAININGCODE_H
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringRef.h"
+#include <initializer_list>
+
+namespace clang {
+class ASTContext;
+class CallExpr;
+class FunctionDecl;
+class Stmt;
+} // namespace clang
+
+namespace clang::tidy::torch::utils {
+
+/// backward() of a tensor, torch::autograd::backward, an optimizer's step().
+bool isTrainingCall(const FunctionDecl *FD);
+
+/// A call whose result needs gradients: a training call,
+/// torch::autograd::grad, or requires_grad_(true) / set_requires_grad(true).
+bool needsGradients(const CallExpr *Call, ASTContext &Ctx);
+
+/// The words of an identifier, lower-cased: "runTestEpoch" and
+/// "run_test_epoch" are both {run, test, epoch}.
+bool hasWord(llvm::StringRef Identifier,
+             std::initializer_list<llvm::StringRef> Words);
+
+class TrainingCode {
+public:
+  explicit TrainingCode(ASTContext &Ctx, unsigned MaxCallDepth = 3)
+      : Ctx(Ctx), MaxCallDepth(MaxCallDepth) {}
+
+  /// \p S makes a call that needs gradients (needsGradients), directly or
+  /// through the functions of the translation unit it calls.
+  bool needsGradientsIn(const Stmt *S) { return at(S, 0); }
+  /// The same for the body of \p FD.
+  bool needsGradientsIn(const FunctionDecl *FD);
+
+  /// The first loop in \p S (or in the functions \p S calls) that trains:
+  /// calls backward() or an optimizer's step(); null when there is none.
+  const Stmt *firstTrainingLoop(const Stmt *S) { return loopAt(S, 0); }
+
+private:
+  bool at(const Stmt *S, unsigned Depth);
+  const Stmt *loopAt(const Stmt *S, unsigned Depth);
+  bool trainsAt(const Stmt *S, unsigned Depth);
+  const Stmt *userBody(const FunctionDecl *FD, unsigned Depth) const;
+
+  ASTContext &Ctx;
+  unsigned MaxCallDepth;
+  llvm::DenseMap<const Stmt *, bool> Known;
+};
+
+} // namespace clang::tidy::torch::utils
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_TRAININGCODE_H

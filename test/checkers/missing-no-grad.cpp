@@ -1,0 +1,221 @@
+// RUN: %check_torch_tidy %s torch-missing-no-grad %t -- -- %torch_mock_1_13
+
+#include <torch/script.h>
+#include <torch/torch.h>
+
+#include <vector>
+
+struct NetImpl : torch::nn::Module {
+  torch::nn::Linear Fc{nullptr};
+  at::Tensor forward(const at::Tensor &X) { return Fc(X); }
+};
+TORCH_MODULE(Net);
+
+// A module that turns autograd off in its own forward().
+struct FrozenImpl : torch::nn::Module {
+  torch::nn::Linear Fc{nullptr};
+  at::Tensor forward(const at::Tensor &X) {
+    torch::NoGradGuard NoGrad;
+    return Fc(X);
+  }
+};
+TORCH_MODULE(Frozen);
+
+struct Batch {
+  at::Tensor data, target;
+};
+
+// --- Positive ---------------------------------------------------------------
+
+float evaluate(Net &Model, const std::vector<at::Tensor> &Inputs) {
+  float Sum = 0;
+  for (const auto &X : Inputs)
+    Sum += Model->forward(X).sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: forward pass in evaluation function 'evaluate' runs with autograd on: it records the graph and keeps activations for a backward() that never comes; turn autograd off with 'torch::NoGradGuard' ('c10::InferenceMode' is faster where the outputs never enter autograd later) [torch-missing-no-grad]
+  return Sum;
+}
+// CHECK-FIXES: {{^}}float evaluate(Net &Model, const std::vector<at::Tensor> &Inputs) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
+// CHECK-FIXES-NEXT: {{^}}  float Sum = 0;{{$}}
+
+at::Tensor predictLabels(Net &Model, const at::Tensor &X) {
+  return Model(X).argmax(1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: forward pass in evaluation function 'predictLabels' runs with autograd on
+  // CHECK-FIXES: {{^}}  torch::NoGradGuard no_grad;{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  return Model(X).argmax(1);{{$}}
+}
+
+void afterEval(Net &Model, const at::Tensor &X) {
+  Model->eval();
+  auto Y = Model(X);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: forward pass after eval() runs with autograd on
+  // CHECK-MESSAGES: :[[@LINE-3]]:10: note: evaluation mode set here
+  auto Z = Model->forward(Y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: forward pass after eval() runs with autograd on
+  // CHECK-MESSAGES: :[[@LINE-6]]:10: note: evaluation mode set here
+}
+// CHECK-FIXES: {{^}}void afterEval(Net &Model, const at::Tensor &X) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
+// CHECK-FIXES-NEXT: {{^}}  Model->eval();{{$}}
+
+// Training, then evaluation in the same function: the guard goes into the
+// evaluation loop's body, where it cannot reach the training.
+void trainThenTest(Net &Model, torch::optim::SGD &Opt,
+                   std::vector<Batch> &TrainSet, std::vector<Batch> &TestSet) {
+  for (int Epoch = 0; Epoch < 3; ++Epoch) {
+    Model->train();
+    for (auto &B : TrainSet) {
+      auto Loss = torch::mse_loss(Model->forward(B.data), B.target);
+      Opt.zero_grad();
+      Loss.backward();
+      Opt.step();
+    }
+    Model->eval();
+    for (auto &B : TestSet) {
+      auto Out = Model->forward(B.data);
+      // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: forward pass after eval() runs with autograd on
+      // CHECK-MESSAGES: :[[@LINE-4]]:12: note: evaluation mode set here
+      // CHECK-FIXES: {{^}}    for (auto &B : TestSet) {{{$}}
+      // CHECK-FIXES-NEXT: {{^}}      torch::NoGradGuard no_grad;{{$}}
+      // CHECK-FIXES-NEXT: {{^}}      auto Out = Model->forward(B.data);{{$}}
+    }
+  }
+}
+
+// A loop over a test loader, in a function that also trains (no eval()).
+void trainAndValidate(Net &Model, torch::optim::SGD &Opt,
+                      std::vector<Batch> &Train, std::vector<Batch> &ValLoader) {
+  for (auto &B : Train) {
+    auto Loss = torch::mse_loss(Model(B.data), B.target);
+    Loss.backward();
+    Opt.step();
+  }
+  float Total = 0;
+  for (auto &B : ValLoader) {
+    Total += torch::mse_loss(Model(B.data), B.target).item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: forward pass in the loop over 'ValLoader' runs with autograd on
+    // CHECK-FIXES: {{^}}  for (auto &B : ValLoader) {{{$}}
+    // CHECK-FIXES-NEXT: {{^}}    torch::NoGradGuard no_grad;{{$}}
+  }
+}
+
+// A TorchScript module in inference.
+int runScripted(const std::string &Path) {
+  torch::jit::script::Module M = torch::jit::load(Path);
+  M.eval();
+  auto Out = M.forward({torch::randn({1, 3})}).toTensor();
+  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: forward pass after eval() runs with autograd on
+  // CHECK-MESSAGES: :[[@LINE-3]]:5: note: evaluation mode set here
+  // CHECK-FIXES: {{^}}int runScripted(const std::string &Path) {{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
+  return Out.dim();
+}
+
+// A guard that does not turn autograd off.
+at::Tensor inferWithGrad(Net &Model, const at::Tensor &X) {
+  torch::AutoGradMode EnableGrad(true);
+  return Model(X);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: forward pass in evaluation function 'inferWithGrad' runs with autograd on
+  // CHECK-FIXES: {{^}}  torch::NoGradGuard no_grad;{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  torch::AutoGradMode EnableGrad(true);{{$}}
+}
+
+// A called function whose callers are not all guarded.
+at::Tensor testStep(Net &Model, const at::Tensor &X) {
+  return Model(X);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: forward pass in evaluation function 'testStep' runs with autograd on
+  // CHECK-FIXES: {{^}}  torch::NoGradGuard no_grad;{{$}}
+}
+void callsTestStep(Net &Model, const at::Tensor &X) {
+  {
+    torch::NoGradGuard NoGrad;
+    testStep(Model, X);
+  }
+  testStep(Model, X);
+}
+
+// --- Negative ---------------------------------------------------------------
+
+at::Tensor guardedPredict(Net &Model, const at::Tensor &X) {
+  torch::NoGradGuard NoGrad;
+  Model->eval();
+  return Model(X);
+}
+
+at::Tensor inferenceModePredict(Net &Model, const at::Tensor &X) {
+  c10::InferenceMode Guard;
+  return Model(X);
+}
+
+at::Tensor autoGradModePredict(Net &Model, const at::Tensor &X) {
+  torch::AutoGradMode Off(false);
+  return Model(X);
+}
+
+at::Tensor gradModePredict(Net &Model, const at::Tensor &X) {
+  torch::autograd::GradMode::set_enabled(false);
+  return Model(X);
+}
+
+void guardInOuterBlock(Net &Model, std::vector<Batch> &TestLoader) {
+  torch::NoGradGuard NoGrad;
+  for (auto &B : TestLoader) {
+    auto Out = Model(B.data);
+  }
+}
+
+// Every caller guards.
+at::Tensor evalForward(Net &Model, const at::Tensor &X) { return Model(X); }
+void guardedCaller(Net &Model, const at::Tensor &X) {
+  torch::NoGradGuard NoGrad;
+  evalForward(Model, X);
+}
+
+// The module's forward() guards itself.
+at::Tensor predictFrozen(Frozen &Model, const at::Tensor &X) {
+  return Model(X);
+}
+
+// Training code.
+void train(Net &Model, torch::optim::SGD &Opt, std::vector<Batch> &Data) {
+  Model->train();
+  for (auto &B : Data) {
+    auto Loss = torch::mse_loss(Model->forward(B.data), B.target);
+    Loss.backward();
+    Opt.step();
+  }
+}
+
+// eval() for a BatchNorm's statistics, but the gradients are used.
+void evalModeTraining(Net &Model, torch::optim::SGD &Opt, const at::Tensor &X) {
+  Model->eval();
+  auto Loss = Model(X).sum();
+  Loss.backward();
+  Opt.step();
+}
+
+// Gradients with respect to the inputs (physics-informed losses, saliency).
+at::Tensor testSaliency(Net &Model, at::Tensor X) {
+  X.requires_grad_(true);
+  auto Y = Model(X).sum();
+  return torch::autograd::grad({Y}, {X})[0];
+}
+
+// train() again after eval().
+void backToTraining(Net &Model, const at::Tensor &X) {
+  Model->eval();
+  Model->train();
+  auto Y = Model(X);
+}
+
+// Not evaluation by any sign.
+at::Tensor embed(Net &Model, const at::Tensor &X) { return Model(X); }
+
+// Submodules inside a module's forward() run in the caller's mode.
+struct WrapperImpl : torch::nn::Module {
+  Net Inner{nullptr};
+  at::Tensor forward(const at::Tensor &X) {
+    eval();
+    return Inner(X);
+  }
+};

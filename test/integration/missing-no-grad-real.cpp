@@ -1,0 +1,76 @@
+// torch-missing-no-grad on the real LibTorch headers (Debian's 1.13), through
+// both hosts; the runner compiles the fixed file against the same headers.
+// REQUIRES: real-libtorch
+// RUN: %check_torch_tidy %s torch-missing-no-grad %t -- -- %torch_real
+// LibTorch's own headers stay silent even with every header let through.
+// RUN: %driver --checks='-*,torch-missing-no-grad' --header-filter='.*' --system-headers %s -- %torch_real | FileCheck %s --check-prefix=HEADERS
+// HEADERS-NOT: {{include/(ATen|c10|torch)/.*}}warning:
+
+#include <torch/torch.h>
+
+#include <vector>
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(8, 2))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+
+template <typename Loader>
+void trainAndTest(Net &model, torch::optim::SGD &opt, Loader &train_loader,
+                  Loader &test_loader) {
+  model->train();
+  for (auto &batch : train_loader) {
+    opt.zero_grad();
+    auto loss = torch::nll_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    opt.step();
+  }
+  model->eval();
+  for (const auto &batch : test_loader) {
+    auto output = model->forward(batch.data);
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: forward pass after eval() runs with autograd on: it records the graph and keeps activations for a backward() that never comes; turn autograd off with 'torch::NoGradGuard' ('c10::InferenceMode' is faster where the outputs never enter autograd later) [torch-missing-no-grad]
+    // CHECK-MESSAGES: :[[@LINE-4]]:10: note: evaluation mode set here
+    // CHECK-FIXES: {{^}}  for (const auto &batch : test_loader) {{{$}}
+    // CHECK-FIXES-NEXT: {{^}}    torch::NoGradGuard no_grad;{{$}}
+    (void)output.argmax(1);
+  }
+}
+
+torch::Tensor predict(Net &model, const torch::Tensor &x) {
+  return torch::softmax(model(x), 1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: forward pass in evaluation function 'predict' runs with autograd on
+  // CHECK-FIXES: {{^}}  torch::NoGradGuard no_grad;{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  return torch::softmax(model(x), 1);{{$}}
+}
+
+// --- Negative ---------------------------------------------------------------
+
+torch::Tensor predictGuarded(Net &model, const torch::Tensor &x) {
+  torch::NoGradGuard no_grad;
+  model->eval();
+  return model(x);
+}
+
+torch::Tensor inferInInferenceMode(Net &model, const torch::Tensor &x) {
+  c10::InferenceMode guard;
+  return model(x);
+}
+
+torch::Tensor testGradients(Net &model, torch::Tensor x) {
+  x.requires_grad_(true);
+  auto y = model(x).sum();
+  return torch::autograd::grad({y}, {x})[0];
+}
+
+int main() {
+  Net model;
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  std::vector<torch::data::Example<>> data;
+  trainAndTest(model, opt, data, data);
+  return predict(model, torch::randn({1, 8})).dim() +
+         predictGuarded(model, torch::randn({1, 8})).dim() +
+         inferInInferenceMode(model, torch::randn({1, 8})).dim() +
+         testGradients(model, torch::randn({1, 8})).dim();
+}
