@@ -50,9 +50,9 @@ Outcome judgeUnmeasured(const json &Code, const CheckInfo *Info,
     return Outcome::NotVerifiable;
   }
   if (Info && Info->DeviceOnly && !Cuda && !O.MeasureOnCpu) {
-    Reason = "no CUDA device: on the CPU a host-device synchronization or "
-             "copy has nothing to overlap with (--measure-on-cpu measures it "
-             "anyway)";
+    Reason = "no CUDA device: the fix changes what only a CUDA device does "
+             "(a host-device synchronization or copy, cuDNN or cuBLAS "
+             "settings); --measure-on-cpu measures it anyway";
     return Outcome::NotApplicable;
   }
   return Outcome::None;
