@@ -1,10 +1,205 @@
 // torch-unfused-pointwise on the real LibTorch headers (Debian's 1.13),
-// through both hosts, on the mock test's input (test/checkers/
-// unfused-pointwise.cpp), which uses only what the real headers declare (the
-// operators take `const Scalar &`, sum() an IntArrayRef): the same findings
-// and fixes; the runner compiles the fixed file against the same headers.
+// through both hosts: the same shapes as the mock test (the operators take
+// `const Scalar &`, sum() an IntArrayRef); the runner compiles the fixed
+// file against the same headers.
 // REQUIRES: real-libtorch
-// RUN: %check_torch_tidy %S/../checkers/unfused-pointwise.cpp torch-unfused-pointwise %t -- -- %torch_real
+// RUN: %check_torch_tidy %s torch-unfused-pointwise %t -- -- %torch_real
 // LibTorch's own headers stay silent even with every header let through.
-// RUN: %driver --checks='-*,torch-unfused-pointwise' --header-filter='.*' --system-headers %S/../checkers/unfused-pointwise.cpp -- %torch_real | FileCheck %s --check-prefix=HEADERS
+// RUN: %driver --checks='-*,torch-unfused-pointwise' --header-filter='.*' --system-headers %s -- %torch_real | FileCheck %s --check-prefix=HEADERS
 // HEADERS-NOT: {{include/(ATen|c10|torch)/.*}}warning:
+
+#include <cmath>
+
+// --- Positive ---------------------------------------------------------------
+
+torch::Tensor siluFunction(const torch::Tensor &x) {
+  return x * torch::sigmoid(x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: SiLU written out in 2 kernels; 'torch::silu(x)' computes it in one [torch-unfused-pointwise]
+  // CHECK-FIXES: {{^}}  return torch::silu(x);{{$}}
+}
+
+torch::Tensor siluMethod(const torch::Tensor &h) {
+  auto y = h.sigmoid() * h;
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: SiLU written out in 2 kernels; 'torch::silu(h)' computes it in one
+  // CHECK-FIXES: {{^}}  auto y = torch::silu(h);{{$}}
+  return y;
+}
+
+torch::Tensor siluAt(const at::Tensor &x) {
+  return at::sigmoid(x).mul(x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: SiLU written out in 2 kernels; 'at::silu(x)' computes it in one
+  // CHECK-FIXES: {{^}}  return at::silu(x);{{$}}
+}
+
+torch::Tensor siluLocal(const torch::Tensor &x) {
+  auto gate = torch::sigmoid(x);
+  return x * gate;
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: SiLU written out in 2 kernels; 'torch::silu(x)' computes it in one
+  // CHECK-FIXES: {{^}}torch::Tensor siluLocal(const torch::Tensor &x) {{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  return torch::silu(x);{{$}}
+}
+
+torch::Tensor geluTanh(const torch::Tensor &x) {
+  return 0.5 * x * (1 + torch::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * torch::pow(x, 3))));
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: tanh-approximated GELU written out in 8 kernels; 'torch::gelu(x, "tanh")' computes it in one
+  // CHECK-FIXES: {{^}}  return torch::gelu(x, "tanh");{{$}}
+}
+
+torch::Tensor geluTanhExpanded(const torch::Tensor &x) {
+  const double k = 0.7978845608;
+  auto inner = k * x + k * 0.044715 * x * x * x;
+  return x * (torch::tanh(inner) + 1.0) * 0.5;
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: tanh-approximated GELU written out in 9 kernels; 'torch::gelu(x, "tanh")' computes it in one
+  // CHECK-FIXES: {{^}}  const double k = 0.7978845608;{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  return torch::gelu(x, "tanh");{{$}}
+}
+
+torch::Tensor geluErf(const torch::Tensor &x) {
+  return x * 0.5 * (1.0 + torch::erf(x / std::sqrt(2.0)));
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: GELU written out in 5 kernels; 'torch::gelu(x)' computes it in one
+  // CHECK-FIXES: {{^}}  return torch::gelu(x);{{$}}
+}
+
+torch::Tensor geluErfMethods(const torch::Tensor &x) {
+  return x * (x * M_SQRT1_2).erf().add(1) / 2;
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: GELU written out in 5 kernels; 'torch::gelu(x)' computes it in one
+  // CHECK-FIXES: {{^}}  return torch::gelu(x);{{$}}
+}
+
+torch::Tensor softplus(const torch::Tensor &x) {
+  return torch::log(1 + torch::exp(x));
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: softplus written out in 3 kernels; 'torch::softplus(x)' computes it in one, without overflow for large inputs
+  // CHECK-FIXES: {{^}}  return torch::softplus(x);{{$}}
+}
+
+torch::Tensor softplusLog1p(const torch::Tensor &x) {
+  return x.exp().log1p();
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: softplus written out in 2 kernels; 'torch::softplus(x)' computes it in one
+  // CHECK-FIXES: {{^}}  return torch::softplus(x);{{$}}
+}
+
+torch::Tensor softmax(const torch::Tensor &logits) {
+  return torch::exp(logits) / torch::exp(logits).sum(1, true);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: softmax written out in 4 kernels; 'torch::softmax(logits, 1)' computes it in one, without overflow for large inputs
+  // CHECK-FIXES: {{^}}  return torch::softmax(logits, 1);{{$}}
+}
+
+torch::Tensor softmaxLocal(const torch::Tensor &x) {
+  auto e = torch::exp(x);
+  auto p = e / e.sum(/*dim=*/-1, /*keepdim=*/true);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: softmax written out in 3 kernels; 'torch::softmax(x, -1)' computes it in one
+  // CHECK-FIXES: {{^}}torch::Tensor softmaxLocal(const torch::Tensor &x) {{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  auto p = torch::softmax(x, -1);{{$}}
+  return p;
+}
+
+torch::Tensor logSoftmax(const torch::Tensor &x) {
+  return torch::log(torch::softmax(x, 1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: log-softmax written out in 2 kernels; 'torch::log_softmax(x, 1)' computes it in one, and more accurately
+  // CHECK-FIXES: {{^}}  return torch::log_softmax(x, 1);{{$}}
+}
+
+torch::Tensor logSoftmaxMethods(const torch::Tensor &x) {
+  return x.softmax(-1).log();
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: log-softmax written out in 2 kernels; 'torch::log_softmax(x, -1)' computes it in one
+  // CHECK-FIXES: {{^}}  return torch::log_softmax(x, -1);{{$}}
+}
+
+torch::Tensor logSoftmaxOfFormula(const torch::Tensor &x) {
+  return torch::log(torch::exp(x) / torch::exp(x).sum(1, true));
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: log-softmax written out in 5 kernels; 'torch::log_softmax(x, 1)' computes it in one
+  // CHECK-FIXES: {{^}}  return torch::log_softmax(x, 1);{{$}}
+}
+
+torch::Tensor logSumExp(const torch::Tensor &x) {
+  return x - x.logsumexp(1, true);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: log-softmax written out in 2 kernels; 'torch::log_softmax(x, 1)' computes it in one
+  // CHECK-FIXES: {{^}}  return torch::log_softmax(x, 1);{{$}}
+}
+
+torch::Tensor logSigmoid(const torch::Tensor &x) {
+  return torch::log(torch::sigmoid(x));
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: log-sigmoid written out in 2 kernels; 'torch::log_sigmoid(x)' computes it in one, and more accurately
+  // CHECK-FIXES: {{^}}  return torch::log_sigmoid(x);{{$}}
+}
+
+torch::Tensor rsqrt(const torch::Tensor &var) {
+  return 1 / torch::sqrt(var + 1e-5);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: reciprocal square root written out in 2 kernels; 'torch::rsqrt(var + 1e-5)' computes it in one
+  // CHECK-FIXES: {{^}}  return torch::rsqrt(var + 1e-5);{{$}}
+}
+
+torch::Tensor log1p(const torch::Tensor &x) {
+  return torch::log(x + 1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: log(1 + x) written out in 2 kernels; 'torch::log1p(x)' computes it in one, and accurately for small x
+  // CHECK-FIXES: {{^}}  return torch::log1p(x);{{$}}
+}
+
+torch::Tensor log1pOfSquare(const torch::Tensor &x) {
+  return torch::log(1 + x * x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: log(1 + x) written out in 2 kernels; 'torch::log1p(x * x)' computes it in one
+  // CHECK-FIXES: {{^}}  return torch::log1p(x * x);{{$}}
+}
+
+torch::Tensor expm1(const torch::Tensor &x) {
+  return x.exp() - 1;
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: exp(x) - 1 written out in 2 kernels; 'torch::expm1(x)' computes it in one, and accurately for small x
+  // CHECK-FIXES: {{^}}  return torch::expm1(x);{{$}}
+}
+
+namespace nn {
+using namespace torch;
+// Unqualified calls: the fix names the namespace.
+Tensor swish(const Tensor &x) {
+  return x * sigmoid(x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: SiLU written out in 2 kernels; 'torch::silu(x)' computes it in one
+  // CHECK-FIXES: {{^}}  return torch::silu(x);{{$}}
+}
+} // namespace nn
+
+// --- Negative ---------------------------------------------------------------
+
+// A gate: two different tensors.
+torch::Tensor gate(const torch::Tensor &a, const torch::Tensor &b) {
+  return a * torch::sigmoid(b);
+}
+
+// Scalars: std:: math, not tensors.
+double scalarSilu(double x) { return x / (1 + std::exp(-x)); }
+double scalarSoftplus(double x) { return std::log(1 + std::exp(x)); }
+double scalarGelu(double x) {
+  return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+}
+
+// The intermediate is needed: the sigmoid and the exp are used elsewhere.
+torch::Tensor sigmoidKept(const torch::Tensor &x, torch::Tensor &gateOut) {
+  auto s = torch::sigmoid(x);
+  gateOut = s;
+  return x * s;
+}
+torch::Tensor expKept(const torch::Tensor &x) {
+  auto e = torch::exp(x);
+  auto p = e / e.sum(1, true);
+  return p + e;
+}
+
+// The operand has side effects: it is not the same value twice.
+torch::Tensor next();
+torch::Tensor sideEffects() { return next() * torch::sigmoid(next()); }
+
+// The operand changes between the local and its use.
+torch::Tensor changed(torch::Tensor x) {
+  auto s = torch::sigmoid(x);
+  x = x * 2.0;
+  return x * s;
+}
+
+// Not the formulas: other constants, no keepdim, other dimensions.
+torch::Tensor notFormulas(const torch::Tensor &x) {
+  auto a = 2.0 * x * torch::sigmoid(x) + x * torch::sigmoid(2.0 * x);
+  auto b = 0.5 * x * (1 + torch::erf(x));
+  auto c = torch::exp(x) / torch::exp(x).sum(1);
+  auto d = torch::exp(x) / torch::exp(x).sum(0, true).sum(1, true);
+  auto e = torch::log(2 + x) + torch::exp(x) - 2 + 3 / torch::sqrt(x);
+  return a + b + c + d + e;
+}
