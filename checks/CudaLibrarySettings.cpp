@@ -8,6 +8,8 @@
 #include "utils/ConstantFacts.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/LibTorchHeaders.h"
+#include "utils/LibTorchNames.h"
+#include "utils/ProjectIndex.h"
 #include "utils/TorchCheck.h"
 #include "utils/TrainingCode.h"
 
@@ -143,8 +145,8 @@ std::optional<SourceLocation> firstInclude(const SourceManager &SM) {
 
 } // namespace
 
-ProgramFacts::ProgramFacts(ASTContext &Ctx)
-    : Ctx(Ctx), Decls(declsOutsideLibTorch(Ctx)) {
+ProgramFacts::ProgramFacts(ASTContext &Ctx, const utils::ProjectIndex *Index)
+    : Ctx(Ctx), Index(Index), Decls(declsOutsideLibTorch(Ctx)) {
   CudaValues Values(Ctx, Decls);
   std::optional<DeviceSelection> DeviceType;
   for (Decl *D : Decls) {
@@ -205,6 +207,13 @@ ProgramFacts::ProgramFacts(ASTContext &Ctx)
 
 bool ProgramFacts::callsSetting(std::initializer_list<StringRef> Names,
                                 bool UnlessFalse) const {
+  // Another file of the project may make the setting (a helper that
+  // configures LibTorch, called from main).
+  if (Index)
+    for (StringRef Name : Names)
+      if (Index->makesSetting(Name) ||
+          (!UnlessFalse && Index->makesSetting((Name + "=off").str())))
+        return true;
   for (Decl *D : Decls)
     for (const BoundNodes &N :
          match(decl(forEachDescendant(
@@ -251,6 +260,10 @@ static bool hasLayer(ASTContext &Ctx, const std::vector<Decl *> &Decls,
 }
 
 bool ProgramFacts::hasConvolution() const {
+  return buildsConvolution(Ctx, Decls) || indexedModuleBuilds(/*Conv=*/true);
+}
+
+bool buildsConvolution(ASTContext &Ctx, const std::vector<Decl *> &Decls) {
   return hasLayer(Ctx, Decls,
                   "^::torch::nn::(Conv|ConvTranspose)([123]d)?(Impl|Options)?$",
                   {"conv1d", "conv2d", "conv3d", "conv_transpose1d",
@@ -281,6 +294,67 @@ static LayerSize layerSize(const CXXConstructExpr *CE, ASTContext &Ctx,
 }
 
 bool ProgramFacts::hasMatmul() const {
+  return buildsMatmul(Ctx, Decls) || indexedModuleBuilds(/*Conv=*/false);
+}
+
+/// The module class a type names: the class itself, or the one a
+/// TORCH_MODULE holder holds.
+static const CXXRecordDecl *moduleClassOf(QualType T) {
+  const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(RD);
+  if (Spec && Spec->getName() == "ModuleHolder" &&
+      Spec->getTemplateArgs().size() == 1 &&
+      Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+    RD = Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+  else if (RD && RD->hasDefinition())
+    for (const CXXBaseSpecifier &B : RD->getDefinition()->bases())
+      if (const CXXRecordDecl *Held = moduleClassOf(B.getType());
+          Held && Held != B.getType()->getAsCXXRecordDecl())
+        return Held;
+  return RD;
+}
+
+/// \p RD and its bases, as far as they are the user's module classes.
+static void userModuleClasses(const CXXRecordDecl *RD,
+                              const SourceManager &SM,
+                              llvm::SmallPtrSetImpl<const CXXRecordDecl *> &Out) {
+  if (!RD || !RD->hasDefinition())
+    return;
+  RD = RD->getDefinition();
+  if (utils::isInLibTorchHeader(RD->getLocation(), SM) ||
+      !utils::isSameOrDerivedFrom(RD, "torch::nn::Module") ||
+      !Out.insert(RD).second)
+    return;
+  for (const CXXBaseSpecifier &B : RD->bases())
+    userModuleClasses(B.getType()->getAsCXXRecordDecl(), SM, Out);
+}
+
+bool ProgramFacts::indexedModuleBuilds(bool Conv) const {
+  if (!Index)
+    return false;
+  llvm::SmallPtrSet<const CXXRecordDecl *, 8> Classes;
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (Decl *D : Decls) {
+    for (const BoundNodes &N :
+         match(findAll(declaratorDecl().bind("d")), *D, Ctx))
+      userModuleClasses(
+          moduleClassOf(N.getNodeAs<DeclaratorDecl>("d")->getType()), SM,
+          Classes);
+    for (const BoundNodes &N :
+         match(findAll(cxxConstructExpr().bind("c")), *D, Ctx))
+      userModuleClasses(
+          moduleClassOf(N.getNodeAs<CXXConstructExpr>("c")->getType()), SM,
+          Classes);
+  }
+  for (const CXXRecordDecl *RD : Classes)
+    if (const utils::ModuleLayersFact *L =
+            Index->moduleLayers(utils::usrOf(RD));
+        L && (Conv ? L->Convolution : L->Matmul))
+      return true;
+  return false;
+}
+
+bool buildsMatmul(ASTContext &Ctx, const std::vector<Decl *> &Decls) {
   StringRef Layers =
       "^::torch::nn::(Linear|Bilinear|MultiheadAttention|Transformer[A-Za-z]*)"
       "(Impl|Options)?$";
@@ -353,6 +427,26 @@ ProgramFacts::insertSetting(StringRef Statement, const LangOptions &LO) const {
       Fixes.push_back(
           FixItHint::CreateInsertion(*Include, "#include <ATen/Context.h>\n"));
   return Fixes;
+}
+
+void ProgramSettingCheck::registerMatchers(MatchFinder *Finder) {
+  TorchCheck::registerMatchers(Finder);
+  // Any function of the user's code: the analysis runs once, at the end of
+  // the translation unit.
+  Finder->addMatcher(
+      functionDecl(utils::isOutsideLibTorch(), isDefinition()).bind("fn"),
+      this);
+}
+
+void ProgramSettingCheck::check(const MatchFinder::MatchResult &Result) {
+  Ctx = Result.Context;
+}
+
+void ProgramSettingCheck::onEndOfTranslationUnit() {
+  if (!Ctx)
+    return;
+  ProgramFacts Program(*Ctx, projectIndex(Ctx->getSourceManager()));
+  checkProgram(Program);
 }
 
 } // namespace clang::tidy::torch::cudalib

@@ -10,14 +10,27 @@
 #ifndef LIBTORCH_TIDY_CHECKS_CUDALIBRARYSETTINGS_H
 #define LIBTORCH_TIDY_CHECKS_CUDALIBRARYSETTINGS_H
 
+#include "utils/TorchCheck.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/Diagnostic.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include <initializer_list>
 #include <optional>
+#include <vector>
+
+namespace clang::tidy::torch::utils {
+class ProjectIndex;
+} // namespace clang::tidy::torch::utils
 
 namespace clang::tidy::torch::cudalib {
+
+/// \p Decls build or call a convolution (Conv1d..3d, ConvTranspose,
+/// torch::conv2d, ...).
+bool buildsConvolution(ASTContext &Ctx, const std::vector<Decl *> &Decls);
+/// \p Decls build or call a matmul-heavy layer (Linear, attention, matmul,
+/// mm, bmm, einsum, ...) of a size worth a tensor core.
+bool buildsMatmul(ASTContext &Ctx, const std::vector<Decl *> &Decls);
 
 /// The place a program selects a device that can be CUDA: a local or global
 /// torch::Device (or DeviceType) variable whose value can name CUDA, else
@@ -31,7 +44,10 @@ struct DeviceSelection {
 
 class ProgramFacts {
 public:
-  explicit ProgramFacts(ASTContext &Ctx);
+  /// With \p Index, settings made in other files of the project and the
+  /// layers of module classes built in other files count too.
+  explicit ProgramFacts(ASTContext &Ctx,
+                        const utils::ProjectIndex *Index = nullptr);
 
   /// The device selection, when the program can run on CUDA.
   const std::optional<DeviceSelection> &device() const { return Device; }
@@ -61,11 +77,38 @@ public:
                                                 const LangOptions &LO) const;
 
 private:
+  /// The index says a module class the program uses (or one of its bases)
+  /// builds a convolution (\p Conv) or a matmul layer in another file.
+  bool indexedModuleBuilds(bool Conv) const;
+
   ASTContext &Ctx;
+  const utils::ProjectIndex *Index;
   std::vector<Decl *> Decls;
   std::optional<DeviceSelection> Device;
   const Stmt *TrainingLoop = nullptr;
   const FunctionDecl *Main = nullptr;
+};
+
+/// A check of a setting that holds for the whole program: it looks at the
+/// translation unit once, at its end, and at the project index when the run
+/// has one.
+class ProgramSettingCheck : public TorchCheck {
+public:
+  using TorchCheck::TorchCheck;
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus14;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onStartOfTranslationUnit() override { Ctx = nullptr; }
+  void onEndOfTranslationUnit() override;
+
+protected:
+  /// Reports what \p Program lacks, if anything.
+  virtual void checkProgram(const ProgramFacts &Program) = 0;
+
+private:
+  ASTContext *Ctx = nullptr;
 };
 
 } // namespace clang::tidy::torch::cudalib

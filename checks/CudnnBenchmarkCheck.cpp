@@ -21,23 +21,7 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-void CudnnBenchmarkCheck::registerMatchers(MatchFinder *Finder) {
-  TorchCheck::registerMatchers(Finder);
-  // Any function of the user's code: the analysis runs once, at the end of
-  // the translation unit.
-  Finder->addMatcher(
-      functionDecl(utils::isOutsideLibTorch(), isDefinition()).bind("fn"),
-      this);
-}
-
-void CudnnBenchmarkCheck::check(const MatchFinder::MatchResult &Result) {
-  Ctx = Result.Context;
-}
-
-void CudnnBenchmarkCheck::onEndOfTranslationUnit() {
-  if (!Ctx)
-    return;
-  cudalib::ProgramFacts Program(*Ctx);
+void CudnnBenchmarkCheck::checkProgram(const cudalib::ProgramFacts &Program) {
   const auto &Device = Program.device();
   if (!Device || Program.isTestFile() || !Program.trainingLoop() || !Program.hasConvolution() ||
       Program.callsSetting({"setBenchmarkCuDNN"}) ||

@@ -1,9 +1,9 @@
-//===--- CudnnBenchmarkCheck.h - libtorch-tidy ------------------------*- C++ -*-===//
+//===--- CudnnBenchmarkCheck.h - libtorch-tidy ------------------*- C++ -*-===//
 
 #ifndef LIBTORCH_TIDY_CHECKS_CUDNNBENCHMARKCHECK_H
 #define LIBTORCH_TIDY_CHECKS_CUDNNBENCHMARKCHECK_H
 
-#include "utils/TorchCheck.h"
+#include "CudaLibrarySettings.h"
 
 namespace clang::tidy::torch {
 
@@ -11,20 +11,12 @@ namespace clang::tidy::torch {
 /// never enable cuDNN's autotuner, and enables it after the device is chosen.
 ///
 /// For the user-facing documentation see docs/checks/cudnn-benchmark.md.
-class CudnnBenchmarkCheck : public TorchCheck {
+class CudnnBenchmarkCheck : public cudalib::ProgramSettingCheck {
 public:
-  CudnnBenchmarkCheck(StringRef Name, ClangTidyContext *Context)
-      : TorchCheck(Name, Context) {}
-  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus14;
-  }
-  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
-  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override { Ctx = nullptr; }
-  void onEndOfTranslationUnit() override;
+  using ProgramSettingCheck::ProgramSettingCheck;
 
 private:
-  ASTContext *Ctx = nullptr;
+  void checkProgram(const cudalib::ProgramFacts &Program) override;
 };
 
 } // namespace clang::tidy::torch

@@ -109,21 +109,24 @@ std::string callCost(const FunctionDecl *FD) {
 
 class SampleCost {
 public:
-  SampleCost(ASTContext &Ctx) : Ctx(Ctx), SM(Ctx.getSourceManager()) {}
+  SampleCost(ASTContext &Ctx, const utils::ProjectIndex *Index = nullptr)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Index(Index) {}
 
   /// The first expensive operation of the code that prepares one sample of
   /// the data set type \p T, built by \p Built (where lambdas of the
   /// transforms are written); std::nullopt when there is none, or the type
   /// is not visible.
   std::optional<ExpensiveOp> ofDataset(QualType T, const Expr *Built);
+  /// The first expensive operation of \p Body, of the function \p In.
+  std::optional<ExpensiveOp> ofBody(const Stmt *Body, StringRef In,
+                                    unsigned Depth);
 
 private:
   std::optional<ExpensiveOp> ofTransform(QualType T, const Expr *Built);
   std::optional<ExpensiveOp> ofMethods(const CXXRecordDecl *RD,
                                        std::initializer_list<StringRef> Names,
                                        unsigned Depth = 0);
-  std::optional<ExpensiveOp> ofBody(const Stmt *Body, StringRef In,
-                                    unsigned Depth);
+  std::optional<ExpensiveOp> ofIndexed(const CXXMethodDecl *M) const;
   std::optional<ExpensiveOp> ofCall(const CallExpr *Call,
                                     const FunctionDecl *FD, StringRef In,
                                     unsigned Depth, unsigned &TensorOps,
@@ -134,6 +137,7 @@ private:
 
   ASTContext &Ctx;
   const SourceManager &SM;
+  const utils::ProjectIndex *Index;
   llvm::DenseSet<const Stmt *> Visited;
 };
 
@@ -189,8 +193,11 @@ SampleCost::ofMethods(const CXXRecordDecl *RD,
     const FunctionDecl *Def = M->getDefinition();
     if (!Def && M->getTemplateInstantiationPattern())
       Def = M->getTemplateInstantiationPattern()->getDefinition();
-    if (!Def || !Def->hasBody())
+    if (!Def || !Def->hasBody()) {
+      if (auto Op = ofIndexed(M))
+        return Op;
       continue;
+    }
     std::string In = "'" + RD->getNameAsString() + "::" + Name + "'";
     if (auto Op = ofBody(Def->getBody(), In, 0))
       return Op;
@@ -200,6 +207,19 @@ SampleCost::ofMethods(const CXXRecordDecl *RD,
                             Depth + 1))
       return Op;
   return std::nullopt;
+}
+
+/// A method defined in another file: what the project index says its body
+/// does.
+std::optional<ExpensiveOp>
+SampleCost::ofIndexed(const CXXMethodDecl *M) const {
+  if (!Index)
+    return std::nullopt;
+  const utils::SampleCostFact *Fact = Index->sampleCost(utils::usrOf(M));
+  if (!Fact)
+    return std::nullopt;
+  return ExpensiveOp{Fact->What, M->getLocation(), Fact->In,
+                     Fact->Where.File + ":" + std::to_string(Fact->Where.Line)};
 }
 
 std::optional<ExpensiveOp>
@@ -428,6 +448,33 @@ OptionsFinding OptionsAnalysis::ofVariable(const VarDecl *VD) {
 
 } // namespace
 
+bool dataloader::isPerSampleMethod(StringRef Name) {
+  return llvm::is_contained(
+      {"get", "get_batch", "apply", "apply_batch", "operator()"}, Name);
+}
+
+bool dataloader::isDataClass(const CXXRecordDecl *RD) {
+  if (!RD || !RD->hasDefinition())
+    return false;
+  for (const CXXBaseSpecifier &B : RD->getDefinition()->bases()) {
+    const CXXRecordDecl *Base = B.getType()->getAsCXXRecordDecl();
+    if (Base && ((topNamespace(Base) == "torch" &&
+                  inNamespaceNamed(Base, "data")) ||
+                 isDataClass(Base)))
+      return true;
+  }
+  return false;
+}
+
+std::optional<ExpensiveOp> dataloader::costOfMethod(const CXXMethodDecl *Def,
+                                                    ASTContext &Ctx) {
+  if (!Def || !Def->hasBody())
+    return std::nullopt;
+  std::string In = "'" + Def->getParent()->getNameAsString() + "::" +
+                   Def->getNameAsString() + "'";
+  return SampleCost(Ctx).ofBody(Def->getBody(), In, 0);
+}
+
 DataloaderWorkersCheck::DataloaderWorkersCheck(StringRef Name,
                                                ClangTidyContext *Context)
     : TorchCheck(Name, Context),
@@ -470,7 +517,7 @@ void DataloaderWorkersCheck::check(const MatchFinder::MatchResult &Result) {
     if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
         VD && VD->hasLocalStorage() && VD->getInit())
       Built = VD->getInit();
-  SampleCost Cost(Ctx);
+  SampleCost Cost(Ctx, projectIndex(SM));
   std::optional<ExpensiveOp> Op =
       Cost.ofDataset(FD->getParamDecl(0)->getType(), Built);
   if (!Op)
@@ -492,8 +539,13 @@ void DataloaderWorkersCheck::check(const MatchFinder::MatchResult &Result) {
     for (const FixItHint &Fix : F.Fixes)
       Diag << Fix;
   }
-  diag(Op->Where, "%0 here, for every sample", DiagnosticIDs::Note)
-      << Op->What;
+  if (Op->Elsewhere.empty())
+    diag(Op->Where, "%0 here, for every sample", DiagnosticIDs::Note)
+        << Op->What;
+  else
+    diag(Op->Where, "%0 does %1 for every sample, at %2 (project index)",
+         DiagnosticIDs::Note)
+        << Op->In << Op->What << Op->Elsewhere;
   if (F.Variable)
     diag(F.Variable->getLocation(),
          "the options are the variable '%0': add '.workers(%1)' to it",

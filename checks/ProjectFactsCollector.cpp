@@ -2,6 +2,8 @@
 
 #include "ProjectFactsCollector.h"
 #include "ConvBiasModuleAnalysis.h"
+#include "CudaLibrarySettings.h"
+#include "DataloaderWorkersCheck.h"
 #include "HostSyncAnalysis.h"
 #include "HostTensorToDeviceCheck.h"
 #include "utils/ConstantFacts.h"
@@ -202,6 +204,8 @@ public:
         (isa<CXXMethodDecl>(FD) && cast<CXXMethodDecl>(FD)->getParent()->isLambda()))
       return RecursiveASTVisitor::TraverseDecl(D);
     Functions.push_back({utils::usrOf(FD), recordFunction(FD), {}});
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+      recordClassFacts(MD);
     bool Result = RecursiveASTVisitor::TraverseDecl(D);
     Functions.pop_back();
     return Result;
@@ -299,6 +303,21 @@ public:
     }
     return true;
   }
+  /// The settings of LibTorch's CUDA libraries (at::Context's setters) the
+  /// file makes: another file's program-wide checks see them.
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *E) {
+    const CXXMethodDecl *M = E->getMethodDecl();
+    if (!M || !M->getIdentifier() || !M->getName().starts_with("set") ||
+        M->getParent()->getQualifiedNameAsString() != "at::Context" ||
+        !isProjectCode(E->getExprLoc()))
+      return true;
+    std::optional<bool> On =
+        E->getNumArgs() ? utils::provableBool(E->getArg(0), Ctx) : std::nullopt;
+    std::string Setting = M->getName().str() + (On && !*On ? "=off" : "");
+    if (!llvm::is_contained(Facts.LibrarySettings, Setting))
+      Facts.LibrarySettings.push_back(std::move(Setting));
+    return true;
+  }
   bool VisitVarDecl(VarDecl *VD) {
     // A device chosen at file scope of the main file.
     if (VD->hasGlobalStorage() && !VD->isLocalVarDecl() && VD->hasInit() &&
@@ -355,6 +374,37 @@ private:
     Defined.push_back(FD->getCanonicalDecl());
     Facts.Functions.push_back(std::move(F));
     return Facts.Functions.size() - 1;
+  }
+
+  /// What a method defined here tells other files about its class: the
+  /// per-sample cost of a data set's or transform's get()/apply(), the
+  /// layers a module's methods build.
+  void recordClassFacts(const CXXMethodDecl *MD) {
+    const CXXRecordDecl *RD = MD->getParent();
+    if (MD->isDependentContext() || !RD->getIdentifier())
+      return;
+    std::string Name = MD->getNameAsString();
+    if (dataloader::isPerSampleMethod(Name) && dataloader::isDataClass(RD))
+      if (std::optional<dataloader::ExpensiveOp> Op =
+              dataloader::costOfMethod(MD, Ctx)) {
+        utils::SampleCostFact C;
+        C.Method = utils::usrOf(MD);
+        C.In = Op->In;
+        C.What = Op->What;
+        C.Where = placeOf(Op->Where);
+        if (!C.Method.empty())
+          Facts.SampleCosts.push_back(std::move(C));
+      }
+    if (!utils::isSameOrDerivedFrom(RD, "torch::nn::Module"))
+      return;
+    std::vector<Decl *> Body = {const_cast<CXXMethodDecl *>(MD)};
+    utils::ModuleLayersFact L;
+    L.Class = utils::usrOf(RD);
+    L.Name = RD->getNameAsString();
+    L.Convolution = cudalib::buildsConvolution(Ctx, Body);
+    L.Matmul = cudalib::buildsMatmul(Ctx, Body);
+    if (!L.Class.empty() && (L.Convolution || L.Matmul))
+      Facts.ModuleLayers.push_back(std::move(L));
   }
 
   void recordMember(const FieldDecl *Field, const Expr *Value,

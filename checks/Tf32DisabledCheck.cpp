@@ -21,21 +21,7 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-void Tf32DisabledCheck::registerMatchers(MatchFinder *Finder) {
-  TorchCheck::registerMatchers(Finder);
-  Finder->addMatcher(
-      functionDecl(utils::isOutsideLibTorch(), isDefinition()).bind("fn"),
-      this);
-}
-
-void Tf32DisabledCheck::check(const MatchFinder::MatchResult &Result) {
-  Ctx = Result.Context;
-}
-
-void Tf32DisabledCheck::onEndOfTranslationUnit() {
-  if (!Ctx)
-    return;
-  cudalib::ProgramFacts Program(*Ctx);
+void Tf32DisabledCheck::checkProgram(const cudalib::ProgramFacts &Program) {
   const auto &Device = Program.device();
   // Any setting of the matmul precision is a choice, TF32 off included.
   if (!Device || Program.isTestFile() || !Program.trainingLoop() || !Program.hasMatmul() ||

@@ -1,9 +1,9 @@
-//===--- Tf32DisabledCheck.h - libtorch-tidy ------------------------*- C++ -*-===//
+//===--- Tf32DisabledCheck.h - libtorch-tidy --------------------*- C++ -*-===//
 
 #ifndef LIBTORCH_TIDY_CHECKS_TF32DISABLEDCHECK_H
 #define LIBTORCH_TIDY_CHECKS_TF32DISABLEDCHECK_H
 
-#include "utils/TorchCheck.h"
+#include "CudaLibrarySettings.h"
 
 namespace clang::tidy::torch {
 
@@ -12,20 +12,12 @@ namespace clang::tidy::torch {
 /// to "high" after the device is chosen.
 ///
 /// For the user-facing documentation see docs/checks/tf32-disabled.md.
-class Tf32DisabledCheck : public TorchCheck {
+class Tf32DisabledCheck : public cudalib::ProgramSettingCheck {
 public:
-  Tf32DisabledCheck(StringRef Name, ClangTidyContext *Context)
-      : TorchCheck(Name, Context) {}
-  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus14;
-  }
-  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
-  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override { Ctx = nullptr; }
-  void onEndOfTranslationUnit() override;
+  using ProgramSettingCheck::ProgramSettingCheck;
 
 private:
-  ASTContext *Ctx = nullptr;
+  void checkProgram(const cudalib::ProgramFacts &Program) override;
 };
 
 } // namespace clang::tidy::torch

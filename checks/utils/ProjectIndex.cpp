@@ -166,6 +166,61 @@ ConvModuleFact convModuleFrom(const json::Object &O) {
   return C;
 }
 
+json::Value toJson(const SampleCostFact &C) {
+  return json::Object{{"method", C.Method},
+                      {"in", C.In},
+                      {"what", C.What},
+                      {"at", toJson(C.Where)}};
+}
+
+SampleCostFact sampleCostFrom(const json::Object &O) {
+  SampleCostFact C;
+  C.Method = text(O, "method");
+  C.In = text(O, "in");
+  C.What = text(O, "what");
+  C.Where = placeFrom(O.get("at"));
+  return C;
+}
+
+json::Value toJson(const ModuleLayersFact &L) {
+  return json::Object{{"class", L.Class},
+                      {"name", L.Name},
+                      {"conv", L.Convolution},
+                      {"matmul", L.Matmul}};
+}
+
+ModuleLayersFact moduleLayersFrom(const json::Object &O) {
+  ModuleLayersFact L;
+  L.Class = text(O, "class");
+  L.Name = text(O, "name");
+  L.Convolution = flag(O, "conv");
+  L.Matmul = flag(O, "matmul");
+  return L;
+}
+
+template <typename Fact> json::Array toJsonArray(const std::vector<Fact> &V) {
+  json::Array Out;
+  for (const Fact &F : V)
+    Out.push_back(toJson(F));
+  return Out;
+}
+
+json::Array settingsToJson(const std::vector<std::string> &Settings) {
+  json::Array Out;
+  for (const std::string &S : Settings)
+    Out.push_back(S);
+  return Out;
+}
+
+std::vector<std::string> settingsFrom(const json::Object &O) {
+  std::vector<std::string> Out;
+  if (const json::Array *A = O.getArray("settings"))
+    for (const json::Value &V : *A)
+      if (std::optional<llvm::StringRef> S = V.getAsString())
+        Out.push_back(S->str());
+  return Out;
+}
+
 MemberFact memberFrom(const json::Object &O) {
   MemberFact M;
   M.Usr = text(O, "usr");
@@ -240,7 +295,10 @@ std::string serializeFacts(const FileFacts &F) {
                  {"functions", std::move(Functions)},
                  {"calls", std::move(Calls)},
                  {"members", std::move(Members)},
-                 {"convModules", std::move(ConvModules)}};
+                 {"convModules", std::move(ConvModules)},
+                 {"sampleCosts", toJsonArray(F.SampleCosts)},
+                 {"moduleLayers", toJsonArray(F.ModuleLayers)},
+                 {"settings", settingsToJson(F.LibrarySettings)}};
   return jsonText(std::move(O));
 }
 
@@ -273,6 +331,17 @@ llvm::Expected<FileFacts> parseFacts(llvm::StringRef Json) {
             F.ConvModules.push_back(convModuleFrom(I));
           }))
     return std::move(E);
+  if (llvm::Error E =
+          eachObject(*O, "sampleCosts", [&](const json::Object &I) {
+            F.SampleCosts.push_back(sampleCostFrom(I));
+          }))
+    return std::move(E);
+  if (llvm::Error E =
+          eachObject(*O, "moduleLayers", [&](const json::Object &I) {
+            F.ModuleLayers.push_back(moduleLayersFrom(I));
+          }))
+    return std::move(E);
+  F.LibrarySettings = settingsFrom(*O);
   return F;
 }
 
@@ -567,6 +636,16 @@ ProjectIndex mergeFacts(const std::vector<FileFacts> &Files) {
     }
     for (const ConvModuleFact &C : F.ConvModules)
       Index.ConvModules.try_emplace(C.Ctor, C);
+    for (const SampleCostFact &C : F.SampleCosts)
+      Index.SampleCosts.try_emplace(C.Method, C);
+    // A file that only sees some of a class's methods knows part of it.
+    for (const ModuleLayersFact &L : F.ModuleLayers) {
+      auto [It, New] = Index.ModuleLayers.try_emplace(L.Class, L);
+      It->second.Convolution |= L.Convolution;
+      It->second.Matmul |= L.Matmul;
+    }
+    Index.LibrarySettings.insert(F.LibrarySettings.begin(),
+                                 F.LibrarySettings.end());
   }
   Index.SelectsCuda |= !G.CudaSeeds.empty();
   for (const auto &[Usr, Fn] : G.Functions) {
@@ -624,6 +703,25 @@ std::string convModuleText(const ConvModuleFact *C) {
          std::to_string(C->Param) + "@" + placeText(C->Where);
 }
 
+std::string sampleCostText(const SampleCostFact *C) {
+  if (!C)
+    return "-";
+  return C->In + ":" + C->What + "@" + placeText(C->Where);
+}
+
+std::string moduleLayersText(const ModuleLayersFact *L) {
+  if (!L)
+    return "-";
+  return std::string(L->Convolution ? "conv" : "") + "," +
+         (L->Matmul ? "matmul" : "");
+}
+
+template <typename Fact>
+const Fact *find(const llvm::StringMap<Fact> &Map, llvm::StringRef Key) {
+  auto It = Map.find(Key);
+  return It == Map.end() ? nullptr : &It->second;
+}
+
 } // namespace
 
 void enableIndexAnswers() { AnswersEnabled = true; }
@@ -666,6 +764,12 @@ std::string ProjectIndex::answer(llvm::StringRef Kind,
     auto C = ConvModules.find(Key);
     return convModuleText(C == ConvModules.end() ? nullptr : &C->second);
   }
+  if (Kind == "sample-cost")
+    return sampleCostText(find(SampleCosts, Key));
+  if (Kind == "module-layers")
+    return moduleLayersText(find(ModuleLayers, Key));
+  if (Kind == "setting")
+    return LibrarySettings.count(Key.str()) ? "1" : "0";
   if (Kind == "project-cuda")
     return SelectsCuda ? "1" : "0";
   return "?";
@@ -713,6 +817,26 @@ ProjectIndex::convModule(llvm::StringRef CtorUsr) const {
       It == ConvModules.end() ? nullptr : &It->second;
   recordIndexAnswer("conv-module", CtorUsr, convModuleText(C));
   return C;
+}
+
+const SampleCostFact *
+ProjectIndex::sampleCost(llvm::StringRef MethodUsr) const {
+  const SampleCostFact *C = find(SampleCosts, MethodUsr);
+  recordIndexAnswer("sample-cost", MethodUsr, sampleCostText(C));
+  return C;
+}
+
+const ModuleLayersFact *
+ProjectIndex::moduleLayers(llvm::StringRef ClassUsr) const {
+  const ModuleLayersFact *L = find(ModuleLayers, ClassUsr);
+  recordIndexAnswer("module-layers", ClassUsr, moduleLayersText(L));
+  return L;
+}
+
+bool ProjectIndex::makesSetting(llvm::StringRef Setting) const {
+  std::string A = answer("setting", Setting);
+  recordIndexAnswer("setting", Setting, A);
+  return A == "1";
 }
 
 bool ProjectIndex::selectsCuda() const {
@@ -818,7 +942,12 @@ std::string ProjectIndex::serialize() const {
                  {"inputs", stampsToJson(Inputs)},
                  {"functions", std::move(Fns)},
                  {"members", std::move(Ms)},
-                 {"convModules", std::move(Convs)}};
+                 {"convModules", std::move(Convs)},
+                 {"sampleCosts", inKeyOrder(SampleCosts)},
+                 {"moduleLayers", inKeyOrder(ModuleLayers)},
+                 {"settings", settingsToJson(std::vector<std::string>(
+                                  LibrarySettings.begin(),
+                                  LibrarySettings.end()))}};
   return jsonText(std::move(O));
 }
 
@@ -855,6 +984,20 @@ llvm::Expected<ProjectIndex> ProjectIndex::parse(llvm::StringRef Json) {
             Index.ConvModules[C.Ctor] = C;
           }))
     return std::move(E);
+  if (llvm::Error E =
+          eachObject(*O, "sampleCosts", [&](const json::Object &I) {
+            SampleCostFact C = sampleCostFrom(I);
+            Index.SampleCosts[C.Method] = C;
+          }))
+    return std::move(E);
+  if (llvm::Error E =
+          eachObject(*O, "moduleLayers", [&](const json::Object &I) {
+            ModuleLayersFact L = moduleLayersFrom(I);
+            Index.ModuleLayers[L.Class] = L;
+          }))
+    return std::move(E);
+  for (std::string &S : settingsFrom(*O))
+    Index.LibrarySettings.insert(std::move(S));
   return Index;
 }
 

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,28 @@ struct ConvModuleFact {
   SourcePlace Where;
 };
 
+/// The first expensive operation of a data set's or transform's per-sample
+/// method (get(), get_batch(), apply(), apply_batch(), operator()) defined
+/// in a file: for torch-dataloader-workers in a file that only sees the
+/// class's declaration.
+struct SampleCostFact {
+  /// The method's USR (the key) and how messages name it ("'Data::get'").
+  std::string Method, In;
+  /// What it does ("OpenCV calls") and where.
+  std::string What;
+  SourcePlace Where;
+};
+
+/// The layers the methods of a module class of the project build: for
+/// torch-cudnn-benchmark and torch-tf32-disabled in a file that trains the
+/// module but only sees its declaration.
+struct ModuleLayersFact {
+  /// The class's USR (the key) and name.
+  std::string Class, Name;
+  bool Convolution = false;
+  bool Matmul = false;
+};
+
 /// What one translation unit shows.
 struct FileFacts {
   std::string File;
@@ -111,6 +134,12 @@ struct FileFacts {
   std::vector<CallFact> Calls;
   std::vector<MemberFact> Members;
   std::vector<ConvModuleFact> ConvModules;
+  std::vector<SampleCostFact> SampleCosts;
+  std::vector<ModuleLayersFact> ModuleLayers;
+  /// The global settings of LibTorch's CUDA libraries the file makes
+  /// (at::Context's setters): "setBenchmarkCuDNN", or "name=off" when the
+  /// argument is provably false.
+  std::vector<std::string> LibrarySettings;
 };
 
 std::string serializeFacts(const FileFacts &F);
@@ -147,6 +176,14 @@ public:
   /// How constructor \p CtorUsr builds the convolution its module's
   /// forward() returns, when the index knows it.
   const ConvModuleFact *convModule(llvm::StringRef CtorUsr) const;
+  /// What the per-sample method \p MethodUsr does, when the index knows it
+  /// does real work.
+  const SampleCostFact *sampleCost(llvm::StringRef MethodUsr) const;
+  /// The layers the methods of module class \p ClassUsr build.
+  const ModuleLayersFact *moduleLayers(llvm::StringRef ClassUsr) const;
+  /// Some file of the project makes the library setting \p Setting (as
+  /// FileFacts::LibrarySettings spells it).
+  bool makesSetting(llvm::StringRef Setting) const;
   /// Any file of the project selects CUDA.
   bool selectsCuda() const;
   /// The first input of the index that changed since it was built, or "".
@@ -173,6 +210,9 @@ private:
   llvm::StringMap<Entry> Functions;
   llvm::StringMap<MemberFact> Members;
   llvm::StringMap<ConvModuleFact> ConvModules;
+  llvm::StringMap<SampleCostFact> SampleCosts;
+  llvm::StringMap<ModuleLayersFact> ModuleLayers;
+  std::set<std::string> LibrarySettings;
   std::vector<FileStamp> Inputs;
   bool SelectsCuda = false;
 };

@@ -371,6 +371,54 @@ TEST(ProjectIndexTest, ConvModulesRoundTripAndAnswer) {
             "PaddedConvImpl.conv:Conv2d,4@conv.cpp:7");
 }
 
+TEST(ProjectIndexTest, ClassFactsAndSettingsMergeAndRoundTrip) {
+  // data.cpp defines a data set's get() and half of a module; model.cpp the
+  // other half of the module and a setting.
+  FileFacts Data = file("data.cpp", {fn("c:Data#get", "data.cpp", 3)});
+  SampleCostFact C;
+  C.Method = "c:Data#get";
+  C.In = "'Data::get'";
+  C.What = "OpenCV calls";
+  C.Where = {"data.cpp", 5};
+  Data.SampleCosts.push_back(C);
+  ModuleLayersFact L;
+  L.Class = "c:NetImpl";
+  L.Name = "NetImpl";
+  L.Convolution = true;
+  Data.ModuleLayers.push_back(L);
+  FileFacts Model = file("model.cpp", {fn("c:NetImpl#ctor", "model.cpp", 2)});
+  L.Convolution = false;
+  L.Matmul = true;
+  Model.ModuleLayers.push_back(L);
+  Model.LibrarySettings = {"setBenchmarkCuDNN", "setAllowTF32CuBLAS=off"};
+  std::vector<FileFacts> Files;
+  for (const FileFacts &F : {Data, Model}) {
+    llvm::Expected<FileFacts> Back = parseFacts(serializeFacts(F));
+    ASSERT_TRUE(static_cast<bool>(Back)) << llvm::toString(Back.takeError());
+    Files.push_back(std::move(*Back));
+  }
+  llvm::Expected<ProjectIndex> Index =
+      ProjectIndex::parse(mergeFacts(Files).serialize());
+  ASSERT_TRUE(static_cast<bool>(Index)) << llvm::toString(Index.takeError());
+  const SampleCostFact *Cost = Index->sampleCost("c:Data#get");
+  ASSERT_NE(Cost, nullptr);
+  EXPECT_EQ(Cost->What, "OpenCV calls");
+  EXPECT_EQ(Cost->Where.Line, 5u);
+  EXPECT_EQ(Index->sampleCost("c:Other#get"), nullptr);
+  // Each file saw part of the module: the index knows both layers.
+  const ModuleLayersFact *Layers = Index->moduleLayers("c:NetImpl");
+  ASSERT_NE(Layers, nullptr);
+  EXPECT_TRUE(Layers->Convolution);
+  EXPECT_TRUE(Layers->Matmul);
+  EXPECT_TRUE(Index->makesSetting("setBenchmarkCuDNN"));
+  EXPECT_TRUE(Index->makesSetting("setAllowTF32CuBLAS=off"));
+  EXPECT_FALSE(Index->makesSetting("setAllowTF32CuBLAS"));
+  EXPECT_EQ(Index->answer("sample-cost", "c:Data#get"),
+            "'Data::get':OpenCV calls@data.cpp:5");
+  EXPECT_EQ(Index->answer("module-layers", "c:NetImpl"), "conv,matmul");
+  EXPECT_EQ(Index->answer("setting", "setBenchmarkCuDNN"), "1");
+}
+
 TEST(ProjectIndexTest, FactsRoundTrip) {
   FileFacts F = loggerProject()[0];
   F.SelectsCuda = true;
