@@ -31,7 +31,7 @@ namespace {
 
 constexpr unsigned MaxCallerDepth = 3;
 
-enum class Why { AfterEval, TestLoop, EvalFunction };
+enum class Why { AfterEval, TestLoop, EvalFunction, LoadedWeights };
 
 bool isLoop(const Stmt *S) {
   return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
@@ -214,6 +214,98 @@ std::optional<std::string> indentOf(SourceLocation Loc,
   return Before.str();
 }
 
+/// The variable, parameter or member a forward call's module is reached
+/// from: `m` for `m->encoder->forward(x)`, `model_` for `model_(x)`.
+const ValueDecl *moduleRoot(const Expr *Call) {
+  const Expr *Obj = nullptr;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+    Obj = MC->getImplicitObjectArgument();
+  else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Call))
+    Obj = OC->getNumArgs() ? OC->getArg(0) : nullptr;
+  for (unsigned Steps = 0; Obj && Steps < 8; ++Steps) {
+    Obj = Obj->IgnoreParenImpCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Obj))
+      return Ref->getDecl();
+    if (const auto *ME = dyn_cast<MemberExpr>(Obj)) {
+      if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+        return ME->getMemberDecl();
+      Obj = ME->getBase();
+    } else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Obj);
+               OC && OC->getOperator() == OO_Arrow) {
+      Obj = OC->getArg(0);
+    } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Obj)) {
+      Obj = MC->getImplicitObjectArgument();
+    } else {
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+bool mentions(const Stmt *S, const ValueDecl *D, ASTContext &Ctx) {
+  return S && !match(stmt(anyOf(hasDescendant(declRefExpr(to(equalsNode(D)))),
+                                hasDescendant(memberExpr(member(equalsNode(D)))),
+                                declRefExpr(to(equalsNode(D))),
+                                memberExpr(member(equalsNode(D))))),
+                     *S, Ctx)
+                  .empty();
+}
+
+/// A call that loads weights (a callee named load or restore) into the
+/// module reached from \p Root: it names Root in its arguments or its
+/// object, or its object was built from Root (`Loader L(model); L.load(p)`).
+bool loadsInto(const CallExpr *Call, const ValueDecl *Root, ASTContext &Ctx) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD || !FD->getIdentifier() ||
+      !utils::hasWord(FD->getName(), {"load", "restore"}))
+    return false;
+  for (const Expr *Arg : Call->arguments())
+    if (mentions(Arg, Root, Ctx))
+      return true;
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
+  const Expr *Obj = MC ? MC->getImplicitObjectArgument() : nullptr;
+  if (!Obj)
+    return false;
+  if (mentions(Obj, Root, Ctx))
+    return true;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Obj->IgnoreParenImpCasts());
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return VD && VD->hasLocalStorage() && mentions(VD->getInit(), Root, Ctx);
+}
+
+/// The call before \p Call in \p Body that loads trained weights into the
+/// module \p Call runs: torch::load(model, path), a checkpoint helper's
+/// load() over the model, or the torch::jit::load() that made the module.
+const CallExpr *weightsLoadBefore(const Expr *Call, const Stmt *Body,
+                                  ASTContext &Ctx) {
+  const ValueDecl *Root = moduleRoot(Call);
+  if (!Root)
+    return nullptr;
+  if (const auto *VD = dyn_cast<VarDecl>(Root);
+      VD && VD->hasLocalStorage() && VD->getInit())
+    for (const BoundNodes &N :
+         match(findAll(callExpr().bind("c")), *VD->getInit(), Ctx)) {
+      const auto *C = N.getNodeAs<CallExpr>("c");
+      const FunctionDecl *FD = C->getDirectCallee();
+      if (FD && FD->getIdentifier() && utils::hasWord(FD->getName(), {"load"}))
+        return C;
+    }
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const BoundNodes &N : match(findAll(callExpr().bind("c")), *Body, Ctx)) {
+    const auto *C = N.getNodeAs<CallExpr>("c");
+    if (SM.isBeforeInTranslationUnit(C->getBeginLoc(), Call->getBeginLoc()) &&
+        loadsInto(C, Root, Ctx))
+      return C;
+  }
+  return nullptr;
+}
+
+/// A function whose result cannot carry a graph to its callers.
+bool returnsNoTensor(const FunctionDecl *FD) {
+  QualType T = FD->getReturnType();
+  return T->isVoidType() || T->isBuiltinType() || T->isEnumeralType();
+}
+
 bool declaresName(const Stmt *Body, StringRef Name, ASTContext &Ctx) {
   return !match(stmt(forEachDescendant(varDecl(hasName(Name)).bind("v"))),
                 *Body, Ctx)
@@ -227,6 +319,8 @@ struct MissingNoGradCheck::Context {
   const Stmt *Body = nullptr;
   Why Reason = Why::EvalFunction;
   const CXXMemberCallExpr *Eval = nullptr;
+  /// The call that loaded the module's weights.
+  const CallExpr *Load = nullptr;
   /// The innermost loop around the call, in its function.
   const Stmt *Loop = nullptr;
   std::string Name;
@@ -318,6 +412,13 @@ bool MissingNoGradCheck::isEvaluation(const Expr *Call, const FunctionDecl *FD,
   if (isEvaluationName(FD)) {
     C.Reason = Why::EvalFunction;
     C.Name = FD->getNameAsString();
+    return !Training->needsGradientsIn(C.Body);
+  }
+  // A function that loads trained weights into the module, runs it and
+  // keeps no graph for its callers: inference, whatever its name.
+  if (returnsNoTensor(FD) &&
+      (C.Load = weightsLoadBefore(Call, C.Body, *Ctx))) {
+    C.Reason = Why::LoadedWeights;
     return !Training->needsGradientsIn(C.Body);
   }
   return false;
@@ -447,6 +548,9 @@ void MissingNoGradCheck::report(const Expr *Call, const Context &C) {
   case Why::EvalFunction:
     Where = "in evaluation function '" + C.Name + "'";
     break;
+  case Why::LoadedWeights:
+    Where = "of a module whose trained weights are loaded";
+    break;
   }
   SourceLocation Loc = Ctx->getSourceManager().getExpansionLoc(
       Call->getExprLoc());
@@ -469,6 +573,11 @@ void MissingNoGradCheck::report(const Expr *Call, const Context &C) {
   if (C.Eval)
     diag(C.Eval->getExprLoc(), "evaluation mode set here",
          DiagnosticIDs::Note);
+  if (C.Load)
+    diag(C.Load->getExprLoc(),
+         "weights loaded here; nothing in %0 needs gradients",
+         DiagnosticIDs::Note)
+        << C.Fn;
   if (!Fix)
     diag(Loc,
          "no guard is inserted: the code around the call also needs "

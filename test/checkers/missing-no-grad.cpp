@@ -134,6 +134,33 @@ void callsTestStep(Net &Model, const at::Tensor &X) {
   testStep(Model, X);
 }
 
+// Trained weights loaded into the module, which runs once and keeps no graph
+// for a caller: inference, whatever the function's name.
+void loadAndRun(Net &Model, const at::Tensor &X) {
+  torch::load(Model, "weights.pt");
+  auto Out = Model(X);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: forward pass of a module whose trained weights are loaded runs with autograd on
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: weights loaded here; nothing in 'loadAndRun' needs gradients
+  // CHECK-FIXES: {{^}}void loadAndRun(Net &Model, const at::Tensor &X) {{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
+  torch::save(Out, "out.pt");
+}
+
+// A checkpoint helper of the project's, built over the model.
+class Snapshot {
+public:
+  explicit Snapshot(NetImpl *Model);
+  void Load(const std::string &Path);
+};
+void encodeDecode(std::shared_ptr<NetImpl> M, const at::Tensor &X) {
+  Snapshot S(M.get());
+  S.Load("weights.bin");
+  auto Y = M->forward(X);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: forward pass of a module whose trained weights are loaded runs with autograd on
+  // CHECK-MESSAGES: :[[@LINE-3]]:5: note: weights loaded here; nothing in 'encodeDecode' needs gradients
+  torch::save(Y, "y.pt");
+}
+
 // --- Negative ---------------------------------------------------------------
 
 at::Tensor guardedPredict(Net &Model, const at::Tensor &X) {
@@ -206,6 +233,28 @@ void backToTraining(Net &Model, const at::Tensor &X) {
   Model->eval();
   Model->train();
   auto Y = Model(X);
+}
+
+// Weights loaded, then trained (fine-tuning): gradients are needed.
+void fineTune(Net &Model, torch::optim::SGD &Opt, const at::Tensor &X) {
+  torch::load(Model, "pretrained.pt");
+  auto Loss = Model(X).sum();
+  Loss.backward();
+  Opt.step();
+}
+
+// Weights loaded, and the output returned: the caller may backpropagate.
+at::Tensor loadedFeatures(Net &Model, const at::Tensor &X) {
+  torch::load(Model, "pretrained.pt");
+  return Model(X);
+}
+
+// Something else loaded (an image), not the module's weights.
+at::Tensor loadImage(const std::string &Path);
+void runOnLoadedImage(Net &Model) {
+  auto Image = loadImage("cat.png");
+  auto Out = Model(Image);
+  torch::save(Out, "out.pt");
 }
 
 // Not evaluation by any sign.

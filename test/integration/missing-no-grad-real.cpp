@@ -45,6 +45,17 @@ torch::Tensor predict(Net &model, const torch::Tensor &x) {
   // CHECK-FIXES-NEXT: {{^}}  return torch::softmax(model(x), 1);{{$}}
 }
 
+// Trained weights loaded, the module run once, the output saved.
+void loadAndRun(Net &model, const torch::Tensor &x) {
+  torch::load(model, "weights.pt");
+  auto out = model->forward(x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: forward pass of a module whose trained weights are loaded runs with autograd on
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: weights loaded here; nothing in 'loadAndRun' needs gradients
+  // CHECK-FIXES: {{^}}void loadAndRun(Net &model, const torch::Tensor &x) {{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
+  torch::save(out, "out.pt");
+}
+
 // --- Negative ---------------------------------------------------------------
 
 torch::Tensor predictGuarded(Net &model, const torch::Tensor &x) {
@@ -64,11 +75,20 @@ torch::Tensor testGradients(Net &model, torch::Tensor x) {
   return torch::autograd::grad({y}, {x})[0];
 }
 
+void fineTune(Net &model, torch::optim::SGD &opt, const torch::Tensor &x) {
+  torch::load(model, "pretrained.pt");
+  auto loss = model(x).sum();
+  loss.backward();
+  opt.step();
+}
+
 int main() {
   Net model;
   torch::optim::SGD opt(model->parameters(), 0.1);
   std::vector<torch::data::Example<>> data;
   trainAndTest(model, opt, data, data);
+  loadAndRun(model, torch::randn({1, 8}));
+  fineTune(model, opt, torch::randn({1, 8}));
   return predict(model, torch::randn({1, 8})).dim() +
          predictGuarded(model, torch::randn({1, 8})).dim() +
          inferInInferenceMode(model, torch::randn({1, 8})).dim() +
