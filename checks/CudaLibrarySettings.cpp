@@ -403,6 +403,63 @@ bool ProgramFacts::isTestFile() const {
   return Main && TestFile.match(Main->getName());
 }
 
+/// A non-constant value that changes from one iteration of \p Loop to the
+/// next: a variable declared in the loop (its own included) or assigned in
+/// it.
+static bool changesInLoop(const VarDecl *VD, const Stmt *Loop,
+                          ASTContext &Ctx) {
+  if (!VD->getType()->isIntegerType())
+    return false;
+  auto Ref = declRefExpr(to(varDecl(equalsNode(VD))));
+  if (!match(stmt(hasDescendant(expr(anyOf(
+                 binaryOperator(isAssignmentOperator(), hasLHS(Ref)),
+                 unaryOperator(hasAnyOperatorName("++", "--"),
+                               hasUnaryOperand(Ref)))))),
+             *Loop, Ctx)
+           .empty())
+    return true;
+  Expr::EvalResult R;
+  const Expr *Init = VD->getInit();
+  if (Init && Init->EvaluateAsInt(R, Ctx))
+    return false;
+  // A batch's own size (`x.size(0)`) is the same from step to step.
+  auto SizeCall = cxxMemberCallExpr(
+      callee(cxxMethodDecl(hasAnyName("size", "sizes", "numel"))));
+  if (Init && !match(expr(anyOf(SizeCall, hasDescendant(SizeCall))), *Init,
+                     Ctx)
+                   .empty())
+    return false;
+  SourceRange Range = Loop->getSourceRange();
+  return Ctx.getSourceManager().isPointWithin(VD->getLocation(),
+                                              Range.getBegin(), Range.getEnd());
+}
+
+const Expr *ProgramFacts::varyingShape() const {
+  auto Padding = callExpr(callee(functionDecl(
+      hasAnyName("pad_sequence", "pack_padded_sequence", "pack_sequence"),
+      hasAncestor(namespaceDecl(hasName("rnn"))))));
+  for (Decl *D : Decls)
+    for (const BoundNodes &N :
+         match(decl(forEachDescendant(Padding.bind("pad"))), *D, Ctx))
+      return N.getNodeAs<Expr>("pad");
+  if (!TrainingLoop)
+    return nullptr;
+  // Factories and resizes whose first argument holds the sizes.
+  auto Sized = callExpr(
+      callee(functionDecl(hasAnyName("randn", "rand", "zeros", "ones",
+                                     "empty", "full", "resize_"))),
+      hasArgument(0, expr().bind("sizes")));
+  for (const BoundNodes &N :
+       match(stmt(forEachDescendant(Sized)), *TrainingLoop, Ctx)) {
+    const auto *Sizes = N.getNodeAs<Expr>("sizes");
+    for (const BoundNodes &R :
+         match(findAll(declRefExpr(to(varDecl().bind("v")))), *Sizes, Ctx))
+      if (changesInLoop(R.getNodeAs<VarDecl>("v"), TrainingLoop, Ctx))
+        return Sizes;
+  }
+  return nullptr;
+}
+
 llvm::SmallVector<FixItHint, 2>
 ProgramFacts::insertSetting(StringRef Statement, const LangOptions &LO) const {
   const SourceManager &SM = Ctx.getSourceManager();

@@ -69,6 +69,11 @@ public:
   /// short runs that compare numbers, where global speed settings are not
   /// wanted.
   bool isTestFile() const;
+  /// The input shapes visibly change from step to step: the training loop
+  /// makes tensors whose sizes come from values that change in the loop
+  /// (returned as the size expression), or the program pads or packs
+  /// variable-length sequences.
+  const Expr *varyingShape() const;
 
   /// The fix-its that insert \p Statement (with its semicolon) once after
   /// the device selection: after the device's declaration statement, else

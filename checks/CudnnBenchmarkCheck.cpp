@@ -23,11 +23,14 @@ namespace clang::tidy::torch {
 
 void CudnnBenchmarkCheck::checkProgram(const cudalib::ProgramFacts &Program) {
   const auto &Device = Program.device();
-  if (!Device || Program.isTestFile() || !Program.trainingLoop() || !Program.hasConvolution() ||
+  if (!Device || Program.isTestFile() || !Program.trainingLoop() ||
+      !Program.hasConvolution() ||
       Program.callsSetting({"setBenchmarkCuDNN"}) ||
       Program.callsSetting({"setDeterministicCuDNN",
                             "setDeterministicAlgorithms"},
-                           /*UnlessFalse=*/true))
+                           /*UnlessFalse=*/true) ||
+      // Benchmark mode would tune again for every new shape.
+      Program.varyingShape())
     return;
   {
     auto Diag = diag(Device->Loc,

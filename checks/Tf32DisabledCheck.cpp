@@ -24,7 +24,8 @@ namespace clang::tidy::torch {
 void Tf32DisabledCheck::checkProgram(const cudalib::ProgramFacts &Program) {
   const auto &Device = Program.device();
   // Any setting of the matmul precision is a choice, TF32 off included.
-  if (!Device || Program.isTestFile() || !Program.trainingLoop() || !Program.hasMatmul() ||
+  if (!Device || Program.isTestFile() || !Program.trainingLoop() ||
+      !Program.hasMatmul() ||
       Program.usesReducedPrecision() ||
       Program.callsSetting({"setAllowTF32CuBLAS", "setFloat32MatmulPrecision",
                             "setFloat32Precision"}))

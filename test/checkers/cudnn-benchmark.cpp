@@ -6,6 +6,11 @@
 // RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_mock_1_13 -DCPU_ONLY
 // RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_mock_1_13 -DNO_CONVOLUTION
 // RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_mock_1_13 -DNO_TRAINING
+// RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_mock_1_13 -DVARYING_SIZE
+// RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_mock_1_13 -DVARYING_STEP
+// RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_mock_1_13 -DPADDED_SEQUENCES
+// Sizes that stay the same from step to step keep the finding.
+// RUN: %check_torch_tidy %s torch-cudnn-benchmark %t -- -- %torch_mock_1_13 -DBATCH_SIZED
 
 #include <torch/torch.h>
 
@@ -24,7 +29,24 @@ TORCH_MODULE(Net);
 
 void train(Net &Model, torch::optim::SGD &Opt, torch::Device Device) {
   for (int Step = 0; Step < 100; ++Step) {
+#if defined(VARYING_SIZE)
+    // Multi-scale training: the image size changes every step.
+    int64_t Side = 32 + 8 * (Step % 4);
+    auto Loss = Model(torch::randn({8, 3, Side, Side}, Device)).sum();
+#elif defined(VARYING_STEP)
+    auto Loss = Model(torch::randn({8, 3, 32 + Step, 32}, Device)).sum();
+#elif defined(PADDED_SEQUENCES)
+    std::vector<at::Tensor> Sequences = {torch::randn({Step + 1, 3})};
+    auto Padded = torch::nn::utils::rnn::pad_sequence(Sequences, true);
+    auto Loss = Model(Padded.to(Device)).sum();
+#elif defined(BATCH_SIZED)
+    at::Tensor X = torch::randn({8, 3, 32, 32}, Device);
+    const int64_t Side = 32;
+    int64_t N = X.numel() / (3 * Side * Side);
+    auto Loss = (Model(X) + torch::zeros({N, 3, Side, Side}, Device)).sum();
+#else
     auto Loss = Model(torch::randn({8, 3, 32, 32}, Device)).sum();
+#endif
 #ifndef NO_TRAINING
     Opt.zero_grad();
     Loss.backward();
@@ -41,7 +63,7 @@ int main() {
 #endif
   torch::Device Device(DeviceType);
   // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: convolutions train on a device that can be CUDA with cuDNN's autotuner off: each convolution runs the algorithm cuDNN's heuristics pick, not the fastest one for its shapes; enable it once with 'at::globalContext().setBenchmarkCuDNN(true)' when the input shapes stay the same from step to step [torch-cudnn-benchmark]
-  // CHECK-MESSAGES: :26:3: note: training loop here
+  // CHECK-MESSAGES: :31:3: note: training loop here
   // CHECK-FIXES: {{^}}  torch::Device Device(DeviceType);{{$}}
   // CHECK-FIXES-NEXT: {{^}}  at::globalContext().setBenchmarkCuDNN(true);{{$}}
 #ifdef BENCHMARK_OFF

@@ -5,6 +5,8 @@
 // RUN: %check_torch_tidy %s torch-cudnn-benchmark %t -- -- %torch_real
 // Deterministic cuDNN asked for: silent.
 // RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_real -DDETERMINISTIC
+// Image sizes that change from step to step: silent.
+// RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_real -DVARYING_SIZE
 // LibTorch's own headers stay silent even with every header let through.
 // RUN: %driver --checks='-*,torch-cudnn-benchmark' --header-filter='.*' --system-headers %s -- %torch_real | FileCheck --allow-empty %s --check-prefix=HEADERS
 // HEADERS-NOT: {{include/(ATen|c10|torch)/.*}}warning:
@@ -32,7 +34,7 @@ int main() {
     device_type = torch::kCPU;
   torch::Device device(device_type);
   // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: convolutions train on a device that can be CUDA with cuDNN's autotuner off: each convolution runs the algorithm cuDNN's heuristics pick, not the fastest one for its shapes; enable it once with 'at::globalContext().setBenchmarkCuDNN(true)' when the input shapes stay the same from step to step [torch-cudnn-benchmark]
-  // CHECK-MESSAGES: :48:3: note: training loop here
+  // CHECK-MESSAGES: :50:3: note: training loop here
   // CHECK-FIXES: {{^}}  torch::Device device(device_type);{{$}}
   // CHECK-FIXES-NEXT: {{^}}  at::globalContext().setBenchmarkCuDNN(true);{{$}}
 #ifdef DETERMINISTIC
@@ -46,7 +48,12 @@ int main() {
   model->to(device);
   torch::optim::SGD optimizer(model->parameters(), 0.01);
   for (int step = 0; step < 10; ++step) {
+#ifdef VARYING_SIZE
+    int64_t side = 28 + 4 * (step % 3);
+    auto data = torch::randn({16, 1, side, side}, device);
+#else
     auto data = torch::randn({16, 1, 28, 28}, device);
+#endif
     auto target = torch::randint(10, {16}, torch::TensorOptions(device).dtype(torch::kLong));
     optimizer.zero_grad();
     auto loss = torch::nll_loss(torch::log_softmax(model->forward(data), 1), target);

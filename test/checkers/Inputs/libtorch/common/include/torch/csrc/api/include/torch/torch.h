@@ -15,6 +15,7 @@
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/utils/clip_grad.h>
+#include <torch/nn/utils/rnn.h>
 #include <torch/optim/optimizer.h>
 #include <torch/serialize.h>
 #include <torch/version.h>

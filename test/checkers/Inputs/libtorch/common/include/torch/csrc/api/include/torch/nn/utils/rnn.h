@@ -1,0 +1,15 @@
+#pragma once
+// torch/nn/utils/rnn.h: padding of variable-length sequences.
+#include <ATen/core/TensorBody.h>
+#include <vector>
+
+namespace torch {
+namespace nn {
+namespace utils {
+namespace rnn {
+at::Tensor pad_sequence(std::vector<at::Tensor> sequences,
+                        bool batch_first = false, double padding_value = 0);
+} // namespace rnn
+} // namespace utils
+} // namespace nn
+} // namespace torch
