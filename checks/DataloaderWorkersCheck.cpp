@@ -107,30 +107,64 @@ std::string callCost(const FunctionDecl *FD) {
   return "";
 }
 
+/// What preparing one sample costs: the first expensive operation found, or
+/// else the tensor operations, summed over the functions, data sets and
+/// transforms that run per sample.
+struct Work {
+  std::optional<ExpensiveOp> Op;
+  unsigned TensorOps = 0;
+  /// The first tensor operation (where, in which function, and the file and
+  /// line when the project index found it in another file).
+  ExpensiveOp FirstTensorOp;
+
+  void add(const Work &W) {
+    if (!Op && W.Op)
+      Op = W.Op;
+    if (W.TensorOps && !TensorOps)
+      FirstTensorOp = W.FirstTensorOp;
+    else if (W.TensorOps && W.FirstTensorOp.In != FirstTensorOp.In)
+      FirstTensorOp.Summed = true;
+    TensorOps += W.TensorOps;
+  }
+  /// The work is worth a worker thread.
+  std::optional<ExpensiveOp> expensive() const {
+    if (Op)
+      return Op;
+    if (TensorOps <= MaxCheapTensorOps)
+      return std::nullopt;
+    ExpensiveOp Ops = FirstTensorOp;
+    Ops.What = std::to_string(TensorOps) + " tensor operations";
+    if (Ops.Summed) {
+      Ops.ElsewhereIn = Ops.ElsewhereIn.empty() ? Ops.In : Ops.ElsewhereIn;
+      Ops.In = "the per-sample code (data set and transforms)";
+    }
+    return Ops;
+  }
+};
+
 class SampleCost {
 public:
-  SampleCost(ASTContext &Ctx, const utils::ProjectIndex *Index = nullptr)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Index(Index) {}
+  /// With \p FollowCalls false, only the body itself counts: what the
+  /// project index records for each function, the calls being its edges.
+  SampleCost(ASTContext &Ctx, const utils::ProjectIndex *Index = nullptr,
+             bool FollowCalls = true)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Index(Index),
+        FollowCalls(FollowCalls) {}
 
-  /// The first expensive operation of the code that prepares one sample of
-  /// the data set type \p T, built by \p Built (where lambdas of the
-  /// transforms are written); std::nullopt when there is none, or the type
-  /// is not visible.
-  std::optional<ExpensiveOp> ofDataset(QualType T, const Expr *Built);
-  /// The first expensive operation of \p Body, of the function \p In.
-  std::optional<ExpensiveOp> ofBody(const Stmt *Body, StringRef In,
-                                    unsigned Depth);
+  /// The code that prepares one sample of the data set type \p T, built by
+  /// \p Built (where lambdas of the transforms are written); nothing when
+  /// the type is not visible.
+  Work ofDataset(QualType T, const Expr *Built);
+  /// The work of \p Body, of the function \p In.
+  Work ofBody(const Stmt *Body, StringRef In, unsigned Depth);
 
 private:
-  std::optional<ExpensiveOp> ofTransform(QualType T, const Expr *Built);
-  std::optional<ExpensiveOp> ofMethods(const CXXRecordDecl *RD,
-                                       std::initializer_list<StringRef> Names,
-                                       unsigned Depth = 0);
-  std::optional<ExpensiveOp> ofIndexed(const CXXMethodDecl *M) const;
-  std::optional<ExpensiveOp> ofCall(const CallExpr *Call,
-                                    const FunctionDecl *FD, StringRef In,
-                                    unsigned Depth, unsigned &TensorOps,
-                                    SourceLocation &FirstTensorOp);
+  Work ofTransform(QualType T, const Expr *Built);
+  Work ofMethods(const CXXRecordDecl *RD,
+                 std::initializer_list<StringRef> Names, unsigned Depth = 0);
+  Work ofIndexed(const FunctionDecl *FD, StringRef In) const;
+  Work ofCall(const CallExpr *Call, const FunctionDecl *FD, StringRef In,
+              unsigned Depth);
   bool isUserCode(const Decl *D) const {
     return !utils::isInLibTorchHeader(D->getLocation(), SM);
   }
@@ -138,148 +172,153 @@ private:
   ASTContext &Ctx;
   const SourceManager &SM;
   const utils::ProjectIndex *Index;
+  bool FollowCalls;
   llvm::DenseSet<const Stmt *> Visited;
 };
 
-std::optional<ExpensiveOp> SampleCost::ofDataset(QualType T,
-                                                 const Expr *Built) {
+Work SampleCost::ofDataset(QualType T, const Expr *Built) {
   const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
   if (!RD || !RD->hasDefinition())
-    return std::nullopt;
+    return {};
   if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
       Spec && Spec->getQualifiedNameAsString() ==
                   "torch::data::datasets::MapDataset") {
     const TemplateArgumentList &Args = Spec->getTemplateArgs();
     if (Args.size() < 2 || Args[0].getKind() != TemplateArgument::Type ||
         Args[1].getKind() != TemplateArgument::Type)
-      return std::nullopt;
-    if (auto Op = ofDataset(Args[0].getAsType(), Built))
-      return Op;
-    return ofTransform(Args[1].getAsType(), Built);
+      return {};
+    // Every transform of the chain runs on every sample.
+    Work W = ofDataset(Args[0].getAsType(), Built);
+    W.add(ofTransform(Args[1].getAsType(), Built));
+    return W;
   }
   if (!isUserCode(RD))
-    return std::nullopt;
+    return {};
   return ofMethods(RD, {"get", "get_batch"});
 }
 
-std::optional<ExpensiveOp> SampleCost::ofTransform(QualType T,
-                                                   const Expr *Built) {
+Work SampleCost::ofTransform(QualType T, const Expr *Built) {
   const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
   if (!RD || !RD->hasDefinition())
-    return std::nullopt;
+    return {};
   if (isUserCode(RD))
     return ofMethods(RD, {"apply", "apply_batch", "operator()"});
   if (!RD->getIdentifier() || !RD->getName().contains("Lambda") || !Built)
-    return std::nullopt;
+    return {};
   // LibTorch's Lambda transforms call the lambdas written where the data
   // set is built.
+  Work W;
   for (const BoundNodes &N :
        match(findAll(lambdaExpr().bind("lambda")), *Built, Ctx))
-    if (auto Op = ofBody(N.getNodeAs<LambdaExpr>("lambda")->getBody(),
-                         "a lambda transform", 0))
-      return Op;
-  return std::nullopt;
+    W.add(ofBody(N.getNodeAs<LambdaExpr>("lambda")->getBody(),
+                 "a lambda transform", 0));
+  return W;
 }
 
-std::optional<ExpensiveOp>
-SampleCost::ofMethods(const CXXRecordDecl *RD,
-                      std::initializer_list<StringRef> Names, unsigned Depth) {
+/// The most expensive of the methods \p Names of \p RD (or of its bases):
+/// one of them runs per sample (get() or get_batch(), apply() or the
+/// operator() it calls).
+Work SampleCost::ofMethods(const CXXRecordDecl *RD,
+                           std::initializer_list<StringRef> Names,
+                           unsigned Depth) {
+  Work Most;
   if (!RD || !RD->hasDefinition() || !isUserCode(RD) || Depth > 4)
-    return std::nullopt;
+    return Most;
+  auto Keep = [&](const Work &W) {
+    if ((W.Op && !Most.Op) || (!Most.Op && W.TensorOps > Most.TensorOps))
+      Most = W;
+  };
   for (const CXXMethodDecl *M : RD->methods()) {
     std::string Name = M->getNameAsString();
     if (llvm::none_of(Names, [&](StringRef N) { return N == Name; }))
       continue;
+    std::string In = "'" + RD->getNameAsString() + "::" + Name + "'";
     const FunctionDecl *Def = M->getDefinition();
     if (!Def && M->getTemplateInstantiationPattern())
       Def = M->getTemplateInstantiationPattern()->getDefinition();
-    if (!Def || !Def->hasBody()) {
-      if (auto Op = ofIndexed(M))
-        return Op;
-      continue;
-    }
-    std::string In = "'" + RD->getNameAsString() + "::" + Name + "'";
-    if (auto Op = ofBody(Def->getBody(), In, 0))
-      return Op;
+    Keep(Def && Def->hasBody() ? ofBody(Def->getBody(), In, 0)
+                               : ofIndexed(M, In));
   }
   for (const CXXBaseSpecifier &Base : RD->bases())
-    if (auto Op = ofMethods(Base.getType()->getAsCXXRecordDecl(), Names,
-                            Depth + 1))
-      return Op;
-  return std::nullopt;
+    Keep(ofMethods(Base.getType()->getAsCXXRecordDecl(), Names, Depth + 1));
+  return Most;
 }
 
-/// A method defined in another file: what the project index says its body
-/// does.
-std::optional<ExpensiveOp>
-SampleCost::ofIndexed(const CXXMethodDecl *M) const {
-  if (!Index)
-    return std::nullopt;
-  const utils::SampleCostFact *Fact = Index->sampleCost(utils::usrOf(M));
+/// A function defined in another file: what the project index says it does,
+/// with what it calls.
+Work SampleCost::ofIndexed(const FunctionDecl *FD, StringRef In) const {
+  Work W;
+  if (!Index || !FollowCalls)
+    return W;
+  const utils::SampleCostFact *Fact = Index->sampleCost(utils::usrOf(FD));
   if (!Fact)
-    return std::nullopt;
-  return ExpensiveOp{Fact->What, M->getLocation(), Fact->In,
-                     Fact->Where.File + ":" + std::to_string(Fact->Where.Line)};
+    return W;
+  // The warning names the function this file calls; the note, the one the
+  // operation is in.
+  ExpensiveOp Op{Fact->What, FD->getLocation(), In.str(),
+                 Fact->Where.File + ":" + std::to_string(Fact->Where.Line),
+                 Fact->In};
+  if (!Fact->What.empty())
+    W.Op = Op;
+  W.TensorOps = Fact->TensorOps;
+  W.FirstTensorOp = Op;
+  return W;
 }
 
-std::optional<ExpensiveOp>
-SampleCost::ofCall(const CallExpr *Call, const FunctionDecl *FD, StringRef In,
-                   unsigned Depth, unsigned &TensorOps,
-                   SourceLocation &FirstTensorOp) {
+Work SampleCost::ofCall(const CallExpr *Call, const FunctionDecl *FD,
+                        StringRef In, unsigned Depth) {
+  Work W;
   std::string Cost = callCost(FD);
-  if (!Cost.empty())
-    return ExpensiveOp{Cost, Call->getBeginLoc(), In.str()};
+  if (!Cost.empty()) {
+    W.Op = ExpensiveOp{Cost, Call->getBeginLoc(), In.str()};
+    return W;
+  }
   if (utils::isInTorchNamespace(FD)) {
     std::string Name = FD->getNameAsString();
-    if (!isIndexingOp(Name) && !isa<CXXConstructorDecl>(FD) &&
-        TensorOps++ == 0)
-      FirstTensorOp = Call->getBeginLoc();
-    return std::nullopt;
+    if (!isIndexingOp(Name) && !isa<CXXConstructorDecl>(FD)) {
+      W.TensorOps = 1;
+      W.FirstTensorOp = ExpensiveOp{"", Call->getBeginLoc(), In.str()};
+    }
+    return W;
   }
+  if (!FollowCalls || !isUserCode(FD) || Depth + 1 >= MaxCallDepth)
+    return W;
   const FunctionDecl *Def = FD->getDefinition();
-  if (Depth + 1 < MaxCallDepth && Def && Def->hasBody() && isUserCode(Def))
-    return ofBody(Def->getBody(), In, Depth + 1);
-  return std::nullopt;
+  if (Def && Def->hasBody())
+    return isUserCode(Def) ? ofBody(Def->getBody(), In, Depth + 1) : W;
+  return ofIndexed(FD, In);
 }
 
-std::optional<ExpensiveOp> SampleCost::ofBody(const Stmt *Body, StringRef In,
-                                              unsigned Depth) {
+Work SampleCost::ofBody(const Stmt *Body, StringRef In, unsigned Depth) {
+  Work W;
   if (!Body || !Visited.insert(Body).second)
-    return std::nullopt;
-  unsigned TensorOps = 0;
-  SourceLocation FirstTensorOp;
+    return W;
   for (const BoundNodes &N : match(
            findAll(expr(anyOf(callExpr(), cxxConstructExpr())).bind("call")),
            *Body, Ctx)) {
     const auto *E = N.getNodeAs<Expr>("call");
-    const FunctionDecl *FD = nullptr;
-    if (const auto *Call = dyn_cast<CallExpr>(E))
-      FD = Call->getDirectCallee();
-    else
-      FD = cast<CXXConstructExpr>(E)->getConstructor();
-    if (!FD)
-      continue;
     if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
-      std::string Cost = callCost(FD);
-      if (!Cost.empty())
-        return ExpensiveOp{Cost, CE->getBeginLoc(), In.str()};
+      std::string Cost = callCost(CE->getConstructor());
+      if (!Cost.empty()) {
+        W.Op = ExpensiveOp{Cost, CE->getBeginLoc(), In.str()};
+        return W;
+      }
       continue;
     }
-    if (auto Op = ofCall(cast<CallExpr>(E), FD, In, Depth, TensorOps,
-                         FirstTensorOp))
-      return Op;
+    if (const FunctionDecl *FD = cast<CallExpr>(E)->getDirectCallee()) {
+      W.add(ofCall(cast<CallExpr>(E), FD, In, Depth));
+      if (W.Op)
+        return W;
+    }
   }
   if (auto Loops = match(findAll(stmt(anyOf(forStmt(), whileStmt(), doStmt(),
                                            cxxForRangeStmt()))
                                      .bind("loop")),
                          *Body, Ctx);
       !Loops.empty())
-    return ExpensiveOp{"a loop", Loops[0].getNodeAs<Stmt>("loop")->getBeginLoc(),
+    W.Op = ExpensiveOp{"a loop", Loops[0].getNodeAs<Stmt>("loop")->getBeginLoc(),
                        In.str()};
-  if (TensorOps > MaxCheapTensorOps)
-    return ExpensiveOp{std::to_string(TensorOps) + " tensor operations",
-                       FirstTensorOp, In.str()};
-  return std::nullopt;
+  return W;
 }
 
 //===----------------------------------------------------------------------===//
@@ -448,31 +487,20 @@ OptionsFinding OptionsAnalysis::ofVariable(const VarDecl *VD) {
 
 } // namespace
 
-bool dataloader::isPerSampleMethod(StringRef Name) {
-  return llvm::is_contained(
-      {"get", "get_batch", "apply", "apply_batch", "operator()"}, Name);
-}
-
-bool dataloader::isDataClass(const CXXRecordDecl *RD) {
-  if (!RD || !RD->hasDefinition())
-    return false;
-  for (const CXXBaseSpecifier &B : RD->getDefinition()->bases()) {
-    const CXXRecordDecl *Base = B.getType()->getAsCXXRecordDecl();
-    if (Base && ((topNamespace(Base) == "torch" &&
-                  inNamespaceNamed(Base, "data")) ||
-                 isDataClass(Base)))
-      return true;
-  }
-  return false;
-}
-
-std::optional<ExpensiveOp> dataloader::costOfMethod(const CXXMethodDecl *Def,
-                                                    ASTContext &Ctx) {
+std::optional<dataloader::OwnWork>
+dataloader::ownWork(const FunctionDecl *Def, ASTContext &Ctx) {
   if (!Def || !Def->hasBody())
     return std::nullopt;
-  std::string In = "'" + Def->getParent()->getNameAsString() + "::" +
-                   Def->getNameAsString() + "'";
-  return SampleCost(Ctx).ofBody(Def->getBody(), In, 0);
+  std::string In = "'" + Def->getNameAsString() + "'";
+  if (const auto *M = dyn_cast<CXXMethodDecl>(Def);
+      M && M->getParent()->getIdentifier())
+    In = "'" + M->getParent()->getNameAsString() + "::" +
+         Def->getNameAsString() + "'";
+  Work W = SampleCost(Ctx, nullptr, /*FollowCalls=*/false)
+               .ofBody(Def->getBody(), In, 0);
+  if (!W.Op && !W.TensorOps)
+    return std::nullopt;
+  return OwnWork{W.Op ? *W.Op : W.FirstTensorOp, W.Op ? 0 : W.TensorOps};
 }
 
 DataloaderWorkersCheck::DataloaderWorkersCheck(StringRef Name,
@@ -519,7 +547,7 @@ void DataloaderWorkersCheck::check(const MatchFinder::MatchResult &Result) {
       Built = VD->getInit();
   SampleCost Cost(Ctx, projectIndex(SM));
   std::optional<ExpensiveOp> Op =
-      Cost.ofDataset(FD->getParamDecl(0)->getType(), Built);
+      Cost.ofDataset(FD->getParamDecl(0)->getType(), Built).expensive();
   if (!Op)
     return;
   OptionsAnalysis Analysis(Ctx, getLangOpts(),
@@ -539,13 +567,17 @@ void DataloaderWorkersCheck::check(const MatchFinder::MatchResult &Result) {
     for (const FixItHint &Fix : F.Fixes)
       Diag << Fix;
   }
-  if (Op->Elsewhere.empty())
+  if (Op->Summed)
+    diag(Op->Where, "the first of them, in %0%select{|, at %2 (project index)}1",
+         DiagnosticIDs::Note)
+        << Op->ElsewhereIn << !Op->Elsewhere.empty() << Op->Elsewhere;
+  else if (Op->Elsewhere.empty())
     diag(Op->Where, "%0 here, for every sample", DiagnosticIDs::Note)
         << Op->What;
   else
     diag(Op->Where, "%0 does %1 for every sample, at %2 (project index)",
          DiagnosticIDs::Note)
-        << Op->In << Op->What << Op->Elsewhere;
+        << Op->ElsewhereIn << Op->What << Op->Elsewhere;
   if (F.Variable)
     diag(F.Variable->getLocation(),
          "the options are the variable '%0': add '.workers(%1)' to it",

@@ -18,25 +18,23 @@ struct ExpensiveOp {
   SourceLocation Where;
   /// The function it is in ("get", "apply", a lambda).
   std::string In;
-  /// "file:line" when the project index found it in another file; Where is
-  /// then the method's declaration.
-  std::string Elsewhere;
+  /// When the project index found it in another file: "file:line" and the
+  /// function it is in there; Where is then the declaration this file sees.
+  std::string Elsewhere, ElsewhereIn;
+  /// Tensor operations of several functions (a data set and its transforms)
+  /// summed: Where is the first of them.
+  bool Summed = false;
 };
 
-/// Whether \p Name is that of a method a data loader runs per sample: a
-/// data set's get() or get_batch(), a transform's apply(), apply_batch() or
-/// operator().
-bool isPerSampleMethod(llvm::StringRef Name);
-
-/// Whether \p RD derives from a class of torch::data (a data set or a
-/// transform).
-bool isDataClass(const CXXRecordDecl *RD);
-
-/// The first expensive operation of the per-sample method \p Def (a
-/// definition), following the functions of the translation unit it calls:
-/// what the project index records for other files.
-std::optional<ExpensiveOp> costOfMethod(const CXXMethodDecl *Def,
-                                        ASTContext &Ctx);
+/// What the body of \p Def itself does per call, the functions it calls
+/// left out (the project index adds them through its call graph): its first
+/// expensive operation (Ops 0), or else its first tensor operation and how
+/// many there are. Nothing when it does neither.
+struct OwnWork {
+  ExpensiveOp First;
+  unsigned TensorOps = 0;
+};
+std::optional<OwnWork> ownWork(const FunctionDecl *Def, ASTContext &Ctx);
 } // namespace dataloader
 
 /// Finds torch::data::make_data_loader calls that leave `workers` at 0

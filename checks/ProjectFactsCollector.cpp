@@ -204,6 +204,7 @@ public:
         (isa<CXXMethodDecl>(FD) && cast<CXXMethodDecl>(FD)->getParent()->isLambda()))
       return RecursiveASTVisitor::TraverseDecl(D);
     Functions.push_back({utils::usrOf(FD), recordFunction(FD), {}});
+    recordOwnWork(FD);
     if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
       recordClassFacts(MD);
     bool Result = RecursiveASTVisitor::TraverseDecl(D);
@@ -376,25 +377,30 @@ private:
     return Facts.Functions.size() - 1;
   }
 
-  /// What a method defined here tells other files about its class: the
-  /// per-sample cost of a data set's or transform's get()/apply(), the
-  /// layers a module's methods build.
+  /// What a function costs per call, its callees left to the index: for a
+  /// data set's get() or a transform another file maps.
+  void recordOwnWork(const FunctionDecl *FD) {
+    if (FD->isDependentContext())
+      return;
+    std::optional<dataloader::OwnWork> W = dataloader::ownWork(FD, Ctx);
+    if (!W)
+      return;
+    utils::SampleCostFact C;
+    C.Method = utils::usrOf(FD);
+    C.In = W->First.In;
+    C.What = W->TensorOps ? "" : W->First.What;
+    C.Where = placeOf(W->First.Where);
+    C.TensorOps = W->TensorOps;
+    if (!C.Method.empty())
+      Facts.SampleCosts.push_back(std::move(C));
+  }
+
+  /// The layers a module's methods build, for a file that trains the module
+  /// and only sees its declaration.
   void recordClassFacts(const CXXMethodDecl *MD) {
     const CXXRecordDecl *RD = MD->getParent();
     if (MD->isDependentContext() || !RD->getIdentifier())
       return;
-    std::string Name = MD->getNameAsString();
-    if (dataloader::isPerSampleMethod(Name) && dataloader::isDataClass(RD))
-      if (std::optional<dataloader::ExpensiveOp> Op =
-              dataloader::costOfMethod(MD, Ctx)) {
-        utils::SampleCostFact C;
-        C.Method = utils::usrOf(MD);
-        C.In = Op->In;
-        C.What = Op->What;
-        C.Where = placeOf(Op->Where);
-        if (!C.Method.empty())
-          Facts.SampleCosts.push_back(std::move(C));
-      }
     if (!utils::isSameOrDerivedFrom(RD, "torch::nn::Module"))
       return;
     std::vector<Decl *> Body = {const_cast<CXXMethodDecl *>(MD)};

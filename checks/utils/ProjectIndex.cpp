@@ -170,7 +170,8 @@ json::Value toJson(const SampleCostFact &C) {
   return json::Object{{"method", C.Method},
                       {"in", C.In},
                       {"what", C.What},
-                      {"at", toJson(C.Where)}};
+                      {"at", toJson(C.Where)},
+                      {"ops", static_cast<int64_t>(C.TensorOps)}};
 }
 
 SampleCostFact sampleCostFrom(const json::Object &O) {
@@ -179,6 +180,7 @@ SampleCostFact sampleCostFrom(const json::Object &O) {
   C.In = text(O, "in");
   C.What = text(O, "what");
   C.Where = placeFrom(O.get("at"));
+  C.TensorOps = static_cast<unsigned>(O.getInteger("ops").value_or(0));
   return C;
 }
 
@@ -614,6 +616,72 @@ private:
   std::map<std::string, bool> Memo;
 };
 
+/// The cost of each function with what it calls: its own first expensive
+/// operation, else the first of its callees' (depth first, in call order),
+/// and the tensor operations of all of them, three calls deep.
+class CostClosure {
+public:
+  CostClosure(const std::vector<FileFacts> &Files, const CallGraph &G)
+      : G(G) {
+    for (const FileFacts &F : Files)
+      for (const SampleCostFact &C : F.SampleCosts)
+        Own.try_emplace(C.Method, C);
+  }
+
+  llvm::StringMap<SampleCostFact> all() {
+    llvm::StringMap<SampleCostFact> Out;
+    for (const auto &Entry : G.Functions) {
+      llvm::StringSet<> Seen;
+      std::optional<SampleCostFact> C = of(Entry.getKey(), 0, Seen);
+      if (C && (!C->What.empty() || C->TensorOps)) {
+        C->Method = Entry.getKey().str();
+        Out[Entry.getKey()] = std::move(*C);
+      }
+    }
+    return Out;
+  }
+
+private:
+  static constexpr unsigned MaxDepth = 3;
+
+  std::optional<SampleCostFact> of(llvm::StringRef Usr, unsigned Depth,
+                                   llvm::StringSet<> &Seen) {
+    if (!Seen.insert(Usr).second)
+      return std::nullopt;
+    std::optional<SampleCostFact> Sum;
+    if (auto It = Own.find(Usr); It != Own.end())
+      Sum = It->second;
+    if ((Sum && !Sum->What.empty()) || Depth + 1 >= MaxDepth)
+      return Sum;
+    auto Out = G.Out.find(Usr);
+    if (Out == G.Out.end())
+      return Sum;
+    for (const CallFact *C : Out->second) {
+      std::optional<SampleCostFact> Callee = of(C->Callee, Depth + 1, Seen);
+      if (!Callee)
+        continue;
+      if (!Callee->What.empty() || !Sum) {
+        unsigned Ops = Sum ? Sum->TensorOps : 0;
+        Sum = Callee;
+        if (!Callee->What.empty())
+          return Sum;
+        Sum->TensorOps += Ops;
+        continue;
+      }
+      Sum->TensorOps += Callee->TensorOps;
+    }
+    return Sum;
+  }
+
+  const CallGraph &G;
+  llvm::StringMap<SampleCostFact> Own;
+};
+
+llvm::StringMap<SampleCostFact>
+sampleCostClosure(const std::vector<FileFacts> &Files, const CallGraph &G) {
+  return CostClosure(Files, G).all();
+}
+
 } // namespace
 
 ProjectIndex mergeFacts(const std::vector<FileFacts> &Files) {
@@ -636,8 +704,6 @@ ProjectIndex mergeFacts(const std::vector<FileFacts> &Files) {
     }
     for (const ConvModuleFact &C : F.ConvModules)
       Index.ConvModules.try_emplace(C.Ctor, C);
-    for (const SampleCostFact &C : F.SampleCosts)
-      Index.SampleCosts.try_emplace(C.Method, C);
     // A file that only sees some of a class's methods knows part of it.
     for (const ModuleLayersFact &L : F.ModuleLayers) {
       auto [It, New] = Index.ModuleLayers.try_emplace(L.Class, L);
@@ -648,6 +714,7 @@ ProjectIndex mergeFacts(const std::vector<FileFacts> &Files) {
                                  F.LibrarySettings.end());
   }
   Index.SelectsCuda |= !G.CudaSeeds.empty();
+  Index.SampleCosts = sampleCostClosure(Files, G);
   for (const auto &[Usr, Fn] : G.Functions) {
     ProjectIndex::Entry E;
     if (auto It = Step.find(Usr); It != Step.end())
@@ -706,7 +773,8 @@ std::string convModuleText(const ConvModuleFact *C) {
 std::string sampleCostText(const SampleCostFact *C) {
   if (!C)
     return "-";
-  return C->In + ":" + C->What + "@" + placeText(C->Where);
+  return C->In + ":" + C->What + "+" + std::to_string(C->TensorOps) + "@" +
+         placeText(C->Where);
 }
 
 std::string moduleLayersText(const ModuleLayersFact *L) {

@@ -101,16 +101,22 @@ struct ConvModuleFact {
   SourcePlace Where;
 };
 
-/// The first expensive operation of a data set's or transform's per-sample
-/// method (get(), get_batch(), apply(), apply_batch(), operator()) defined
-/// in a file: for torch-dataloader-workers in a file that only sees the
-/// class's declaration.
+/// What a function of the project costs per call, for
+/// torch-dataloader-workers in a file that only sees its declaration (a data
+/// set's get(), a transform, a helper they call): its first expensive
+/// operation, or else its tensor operations. A file's facts hold each
+/// function's own body; the index adds what its callees do (three calls
+/// deep), through the call graph.
 struct SampleCostFact {
-  /// The method's USR (the key) and how messages name it ("'Data::get'").
+  /// The function's USR (the key) and how messages name the function the
+  /// operation is in ("'Data::get'").
   std::string Method, In;
-  /// What it does ("OpenCV calls") and where.
+  /// What it does ("OpenCV calls"); empty when it only runs TensorOps
+  /// tensor operations.
   std::string What;
+  /// Where the operation (or the first tensor operation) is.
   SourcePlace Where;
+  unsigned TensorOps = 0;
 };
 
 /// The layers the methods of a module class of the project build: for
@@ -176,9 +182,9 @@ public:
   /// How constructor \p CtorUsr builds the convolution its module's
   /// forward() returns, when the index knows it.
   const ConvModuleFact *convModule(llvm::StringRef CtorUsr) const;
-  /// What the per-sample method \p MethodUsr does, when the index knows it
-  /// does real work.
-  const SampleCostFact *sampleCost(llvm::StringRef MethodUsr) const;
+  /// What a call of function \p Usr costs, with its callees, when it does
+  /// any work.
+  const SampleCostFact *sampleCost(llvm::StringRef Usr) const;
   /// The layers the methods of module class \p ClassUsr build.
   const ModuleLayersFact *moduleLayers(llvm::StringRef ClassUsr) const;
   /// Some file of the project makes the library setting \p Setting (as

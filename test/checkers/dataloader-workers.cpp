@@ -86,6 +86,18 @@ public:
   at::Tensor Images, Labels;
 };
 
+// Light augmentations: three tensor operations each.
+struct Shift : torch::data::transforms::TensorTransform<> {
+  at::Tensor operator()(at::Tensor X) override {
+    return torch::relu(X + 1.0) - 0.5;
+  }
+};
+struct Squash : torch::data::transforms::TensorTransform<> {
+  at::Tensor operator()(at::Tensor X) override {
+    return torch::sigmoid(X) * 2.0 + 1.0;
+  }
+};
+
 // --- Positive ---------------------------------------------------------------
 
 void batchSizeOnly(std::vector<std::string> Paths) {
@@ -144,7 +156,20 @@ void optionsVariable(FileDataset Data) {
   // CHECK-MESSAGES: :[[@LINE-3]]:8: note: the options are the variable 'Options': add '.workers(4)' to it
 }
 
+// Cheap alone, not together: every transform of the chain runs per sample.
+void transformChain(TensorDataset Data) {
+  auto Loader = torch::data::make_data_loader(
+      std::move(Data).map(Shift()).map(Squash()), 8);
+  // CHECK-MESSAGES: :[[@LINE-2]]:17: warning: data loader runs with 0 workers: the per-sample code (data set and transforms) does 6 tensor operations for every sample
+  // CHECK-MESSAGES: :92:12: note: the first of them, in 'Shift::operator()'{{$}}
+  // CHECK-FIXES: {{^}}      std::move(Data).map(Shift()).map(Squash()), torch::data::DataLoaderOptions(8).workers(4));{{$}}
+}
+
 // --- Negative ---------------------------------------------------------------
+
+void oneLightTransform(TensorDataset Data) {
+  auto Loader = torch::data::make_data_loader(std::move(Data).map(Shift()), 8);
+}
 
 void mnist() {
   auto Data = torch::data::datasets::MNIST("data")

@@ -414,9 +414,49 @@ TEST(ProjectIndexTest, ClassFactsAndSettingsMergeAndRoundTrip) {
   EXPECT_TRUE(Index->makesSetting("setAllowTF32CuBLAS=off"));
   EXPECT_FALSE(Index->makesSetting("setAllowTF32CuBLAS"));
   EXPECT_EQ(Index->answer("sample-cost", "c:Data#get"),
-            "'Data::get':OpenCV calls@data.cpp:5");
+            "'Data::get':OpenCV calls+0@data.cpp:5");
   EXPECT_EQ(Index->answer("module-layers", "c:NetImpl"), "conv,matmul");
   EXPECT_EQ(Index->answer("setting", "setBenchmarkCuDNN"), "1");
+}
+
+TEST(ProjectIndexTest, SampleCostsFollowTheCallGraph) {
+  // get() decodes through a helper of another file; aug() runs 2 tensor
+  // operations and calls jitter(), which runs 3 more; plain() runs 1.
+  auto Own = [](llvm::StringRef Usr, llvm::StringRef In, llvm::StringRef What,
+                unsigned Line, unsigned Ops) {
+    SampleCostFact C;
+    C.Method = Usr.str();
+    C.In = In.str();
+    C.What = What.str();
+    C.Where = {"x.cpp", Line};
+    C.TensorOps = Ops;
+    return C;
+  };
+  FileFacts Data = file("data.cpp",
+                        {fn("c:get", "data.cpp", 1), fn("c:aug", "data.cpp", 2),
+                         fn("c:plain", "data.cpp", 3)},
+                        {call("c:get", "c:decode", "data.cpp", 1),
+                         call("c:aug", "c:jitter", "data.cpp", 2)});
+  Data.SampleCosts = {Own("c:aug", "'aug'", "", 2, 2),
+                      Own("c:plain", "'plain'", "", 3, 1)};
+  FileFacts Image = file("image.cpp", {fn("c:decode", "image.cpp", 9),
+                                       fn("c:jitter", "image.cpp", 12)});
+  Image.SampleCosts = {Own("c:decode", "'decode'", "image decoding", 10, 0),
+                       Own("c:jitter", "'jitter'", "", 13, 3)};
+  ProjectIndex Index = mergeFacts({Data, Image});
+  const SampleCostFact *Get = Index.sampleCost("c:get");
+  ASSERT_NE(Get, nullptr);
+  EXPECT_EQ(Get->What, "image decoding");
+  EXPECT_EQ(Get->In, "'decode'");
+  EXPECT_EQ(Get->Where.Line, 10u);
+  const SampleCostFact *Aug = Index.sampleCost("c:aug");
+  ASSERT_NE(Aug, nullptr);
+  EXPECT_EQ(Aug->What, "");
+  EXPECT_EQ(Aug->TensorOps, 5u);
+  EXPECT_EQ(Aug->In, "'aug'");
+  ASSERT_NE(Index.sampleCost("c:plain"), nullptr);
+  EXPECT_EQ(Index.sampleCost("c:plain")->TensorOps, 1u);
+  EXPECT_EQ(Index.sampleCost("c:unknown"), nullptr);
 }
 
 TEST(ProjectIndexTest, FactsRoundTrip) {
