@@ -437,7 +437,8 @@ bool MissingNoGradCheck::guarded(const Stmt *S, unsigned Depth) {
          });
 }
 
-bool MissingNoGradCheck::calleeGuards(const Expr *Call) {
+/// The module class whose forward() \p Call runs.
+static const CXXRecordDecl *calledModule(const Expr *Call) {
   const CXXRecordDecl *Module = nullptr;
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
     Module = MC->getMethodDecl() ? MC->getMethodDecl()->getParent() : nullptr;
@@ -450,6 +451,19 @@ bool MissingNoGradCheck::calleeGuards(const Expr *Call) {
         Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
       Module = Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
   }
+  return Module;
+}
+
+/// A loss module (torch::nn::CrossEntropyLoss, a user's FocalLoss): it
+/// records a graph only when its inputs carry one, which the model's own
+/// forward pass reports.
+static bool isLossModule(const CXXRecordDecl *Module) {
+  return Module && Module->getIdentifier() &&
+         Module->getName().contains_insensitive("loss");
+}
+
+bool MissingNoGradCheck::calleeGuards(const Expr *Call) {
+  const CXXRecordDecl *Module = calledModule(Call);
   if (!Module || !Module->hasDefinition())
     return false;
   for (const CXXMethodDecl *M : Module->methods()) {
@@ -479,6 +493,8 @@ void MissingNoGradCheck::check(const MatchFinder::MatchResult &Result) {
   if (const auto *M = dyn_cast<CXXMethodDecl>(FD);
       M && (M->getOverloadedOperator() == OO_Call ||
             (M->getIdentifier() && M->getName() == "forward")))
+    return;
+  if (isLossModule(calledModule(Call)))
     return;
   if (!Training)
     Training = std::make_unique<utils::TrainingCode>(*Ctx);
