@@ -314,6 +314,10 @@ bool declaresName(const Stmt *Body, StringRef Name, ASTContext &Ctx) {
 
 } // namespace
 
+bool nograd::isGuardStatement(const Stmt *S, ASTContext &Ctx) {
+  return isGuardStmt(S, Ctx);
+}
+
 struct MissingNoGradCheck::Context {
   const FunctionDecl *Fn = nullptr;
   const Stmt *Body = nullptr;
@@ -431,10 +435,16 @@ bool MissingNoGradCheck::guarded(const Stmt *S, unsigned Depth) {
   if (!FD || Depth >= MaxCallerDepth)
     return false;
   const llvm::SmallVector<const Stmt *, 4> *Sites = Calls->callsOf(FD);
-  return Sites && !Sites->empty() &&
-         llvm::all_of(*Sites, [&](const Stmt *Site) {
-           return guarded(Site, Depth + 1);
-         });
+  if (!Sites || Sites->empty()) {
+    // Called from other files only: the project index knows whether every
+    // call there is guarded.
+    const utils::ProjectIndex *Index =
+        projectIndex(Ctx->getSourceManager());
+    return Index && Index->calledOnlyWithoutGrad(utils::usrOf(FD));
+  }
+  return llvm::all_of(*Sites, [&](const Stmt *Site) {
+    return guarded(Site, Depth + 1);
+  });
 }
 
 /// The module class whose forward() \p Call runs.

@@ -6,6 +6,7 @@
 #include "DataloaderWorkersCheck.h"
 #include "HostSyncAnalysis.h"
 #include "HostTensorToDeviceCheck.h"
+#include "MissingNoGradCheck.h"
 #include "utils/ConstantFacts.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/LibTorchHeaders.h"
@@ -204,11 +205,15 @@ public:
         (isa<CXXMethodDecl>(FD) && cast<CXXMethodDecl>(FD)->getParent()->isLambda()))
       return RecursiveASTVisitor::TraverseDecl(D);
     Functions.push_back({utils::usrOf(FD), recordFunction(FD), {}});
+    // A guard of an enclosing function does not reach a local class's
+    // methods.
+    unsigned OuterGuards = std::exchange(NoGradGuards, 0);
     recordOwnWork(FD);
     if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
       recordClassFacts(MD);
     bool Result = RecursiveASTVisitor::TraverseDecl(D);
     Functions.pop_back();
+    NoGradGuards = OuterGuards;
     return Result;
   }
 
@@ -219,6 +224,23 @@ public:
   bool TraverseLambdaExpr(LambdaExpr *E) {
     NamedInLambda.insertNamesOf(E->getBody());
     return true;
+  }
+
+  /// A guard that turns autograd off covers the rest of its block: the
+  /// calls there are made without gradients.
+  bool TraverseCompoundStmt(CompoundStmt *S) {
+    if (!WalkUpFromCompoundStmt(S))
+      return false;
+    unsigned Before = NoGradGuards;
+    bool Result = true;
+    for (Stmt *Child : S->body()) {
+      if (!(Result = TraverseStmt(Child)))
+        break;
+      if (nograd::isGuardStatement(Child, Ctx))
+        ++NoGradGuards;
+    }
+    NoGradGuards = Before;
+    return Result;
   }
 
   bool TraverseForStmt(ForStmt *S) { return traverseLoop(S); }
@@ -480,6 +502,7 @@ private:
     C.Caller = F.Usr;
     C.Callee = utils::usrOf(Callee);
     C.Where = placeOf(Loc);
+    C.NoGrad = NoGradGuards > 0;
     if (!F.Loops.empty()) {
       C.Loop = F.Loops.back().Where;
       PendingLoops.push_back({Facts.Calls.size(), F.Loops.back().Loop});
@@ -548,6 +571,7 @@ private:
   std::vector<std::pair<size_t, const Stmt *>> PendingLoops;
   llvm::DenseSet<const Stmt *> EpochLoops;
   FunctionNames NamedInLambda;
+  unsigned NoGradGuards = 0;
 };
 
 } // namespace

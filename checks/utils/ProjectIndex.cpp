@@ -123,6 +123,8 @@ FunctionFact functionFrom(const json::Object &O) {
 
 json::Value toJson(const CallFact &C) {
   json::Object O{{"from", C.Caller}, {"to", C.Callee}, {"at", toJson(C.Where)}};
+  if (C.NoGrad)
+    O["nograd"] = true;
   if (C.Loop) {
     O["loop"] = toJson(*C.Loop);
     O["epoch"] = C.LoopHasTrainingLoop;
@@ -135,6 +137,7 @@ CallFact callFrom(const json::Object &O) {
   C.Caller = text(O, "from");
   C.Callee = text(O, "to");
   C.Where = placeFrom(O.get("at"));
+  C.NoGrad = flag(O, "nograd");
   if (O.get("loop")) {
     C.Loop = placeFrom(O.get("loop"));
     C.LoopHasTrainingLoop = flag(O, "epoch");
@@ -725,6 +728,11 @@ ProjectIndex mergeFacts(const std::vector<FileFacts> &Files) {
              : Known            ? CudaReach::No
                                 : CudaReach::Unknown;
     E.HostResult = Fn.ReturnsHostData;
+    if (auto In = G.In.find(Usr); In != G.In.end() && !Fn.AddressTaken)
+      E.OnlyNoGrad = !In->second.empty() &&
+                     llvm::all_of(In->second, [](const CallFact *C) {
+                       return C->NoGrad;
+                     });
     Index.Functions[Usr] = std::move(E);
   }
   return Index;
@@ -824,6 +832,8 @@ std::string ProjectIndex::answer(llvm::StringRef Kind,
     return cudaText(E ? E->Cuda : CudaReach::Unknown);
   if (Kind == "host")
     return E && E->HostResult ? "1" : "0";
+  if (Kind == "nograd")
+    return E && E->OnlyNoGrad ? "1" : "0";
   if (Kind == "member") {
     auto M = Members.find(Key);
     return memberText(M == Members.end() ? nullptr : &M->second);
@@ -868,6 +878,12 @@ CudaReach ProjectIndex::cudaReach(llvm::StringRef Usr) const {
 bool ProjectIndex::returnsHostData(llvm::StringRef Usr) const {
   std::string A = answer("host", Usr);
   recordIndexAnswer("host", Usr, A);
+  return A == "1";
+}
+
+bool ProjectIndex::calledOnlyWithoutGrad(llvm::StringRef Usr) const {
+  std::string A = answer("nograd", Usr);
+  recordIndexAnswer("nograd", Usr, A);
   return A == "1";
 }
 
@@ -996,6 +1012,8 @@ std::string ProjectIndex::serialize() const {
                    {"once", E.Once},
                    {"cuda", cudaName(E.Cuda)},
                    {"host", E.HostResult}};
+    if (E.OnlyNoGrad)
+      O["nograd"] = true;
     if (E.Step)
       O["step"] = json::Object{{"loopFunction", E.Step->LoopFunction},
                                {"loop", toJson(E.Step->Loop)},
@@ -1035,6 +1053,7 @@ llvm::Expected<ProjectIndex> ProjectIndex::parse(llvm::StringRef Json) {
         En.Once = flag(I, "once");
         En.Cuda = cudaFrom(text(I, "cuda"));
         En.HostResult = flag(I, "host");
+        En.OnlyNoGrad = flag(I, "nograd");
         if (const json::Object *S = I.getObject("step"))
           En.Step = StepReason{text(*S, "loopFunction"),
                                placeFrom(S->get("loop")), text(*S, "caller"),

@@ -76,6 +76,9 @@ struct CallFact {
   std::optional<SourcePlace> Loop;
   /// That loop holds a training loop itself (an epoch loop).
   bool LoopHasTrainingLoop = false;
+  /// A guard that turns autograd off (torch::NoGradGuard, ...) is active
+  /// at the call, in a block around it.
+  bool NoGrad = false;
 };
 
 /// A member tensor made (assigned or initialized) in a project function.
@@ -177,6 +180,9 @@ public:
   bool runsOnce(llvm::StringRef Usr) const;
   CudaReach cudaReach(llvm::StringRef Usr) const;
   bool returnsHostData(llvm::StringRef Usr) const;
+  /// The function is called in the project, and every call is under a
+  /// guard that turns autograd off.
+  bool calledOnlyWithoutGrad(llvm::StringRef Usr) const;
   /// Where member \p Usr is made, when the index knows it.
   const MemberFact *member(llvm::StringRef Usr) const;
   /// How constructor \p CtorUsr builds the convolution its module's
@@ -212,6 +218,7 @@ private:
     bool Once = false;
     CudaReach Cuda = CudaReach::Unknown;
     bool HostResult = false;
+    bool OnlyNoGrad = false;
   };
   llvm::StringMap<Entry> Functions;
   llvm::StringMap<MemberFact> Members;

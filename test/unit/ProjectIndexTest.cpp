@@ -459,6 +459,32 @@ TEST(ProjectIndexTest, SampleCostsFollowTheCallGraph) {
   EXPECT_EQ(Index.sampleCost("c:unknown"), nullptr);
 }
 
+TEST(ProjectIndexTest, CallsWithoutGrad) {
+  // evaluate() is called twice, both times under a guard; predict() once
+  // under one and once not; unused() never.
+  CallFact Guarded = call("c:main", "c:evaluate", "main.cpp", 3);
+  Guarded.NoGrad = true;
+  CallFact Again = call("c:main", "c:evaluate", "main.cpp", 4);
+  Again.NoGrad = true;
+  CallFact Mixed = call("c:main", "c:predict", "main.cpp", 5);
+  Mixed.NoGrad = true;
+  FileFacts Main = file("main.cpp", {fn("c:main", "main.cpp", 1)},
+                        {Guarded, Again, Mixed,
+                         call("c:main", "c:predict", "main.cpp", 6)});
+  FileFacts Eval = file("eval.cpp", {fn("c:evaluate", "eval.cpp", 1),
+                                     fn("c:predict", "eval.cpp", 5),
+                                     fn("c:unused", "eval.cpp", 9)});
+  llvm::Expected<FileFacts> Back = parseFacts(serializeFacts(Main));
+  ASSERT_TRUE(static_cast<bool>(Back)) << llvm::toString(Back.takeError());
+  llvm::Expected<ProjectIndex> Index =
+      ProjectIndex::parse(mergeFacts({*Back, Eval}).serialize());
+  ASSERT_TRUE(static_cast<bool>(Index)) << llvm::toString(Index.takeError());
+  EXPECT_TRUE(Index->calledOnlyWithoutGrad("c:evaluate"));
+  EXPECT_FALSE(Index->calledOnlyWithoutGrad("c:predict"));
+  EXPECT_FALSE(Index->calledOnlyWithoutGrad("c:unused"));
+  EXPECT_EQ(Index->answer("nograd", "c:evaluate"), "1");
+}
+
 TEST(ProjectIndexTest, FactsRoundTrip) {
   FileFacts F = loggerProject()[0];
   F.SelectsCuda = true;
