@@ -15,19 +15,28 @@ namespace {
 
 using Row = std::array<std::string, 4>;
 
+/// What the comparison of a result's values says, where the table shows
+/// it: every difference read against a tolerance (a reference benchmark's),
+/// and how changed results differ.
+std::string differenceDetail(const VerifyResult &R) {
+  if (R.Diff && R.Diff->Tolerance)
+    return toleranceText(*R.Diff);
+  if (R.Verdict != Outcome::ChangesResults)
+    return "";
+  if (R.FirstDifference)
+    return R.Reason;
+  std::optional<double> MaxAbs = R.Diff ? R.Diff->MaxAbs : std::nullopt;
+  return MaxAbs ? "outputs differ by " + sci1(*MaxAbs) : "outputs differ";
+}
+
 /// The last column: the speedup and how it was measured, or the reason.
 std::string tableDetail(const VerifyResult &R) {
   std::vector<std::string> Parts;
   if (R.Speedup)
     Parts.push_back(speedupText(*R.Speedup) +
                     (R.Kind.empty() ? "" : ", " + R.Kind));
-  if (R.Verdict == Outcome::ChangesResults && R.FirstDifference) {
-    Parts.push_back(R.Reason);
-  } else if (R.Verdict == Outcome::ChangesResults) {
-    std::optional<double> MaxAbs = R.Diff ? R.Diff->MaxAbs : std::nullopt;
-    Parts.push_back(MaxAbs ? "outputs differ by " + sci1(*MaxAbs)
-                           : "outputs differ");
-  }
+  if (std::string Difference = differenceDetail(R); !Difference.empty())
+    Parts.push_back(Difference);
   if (!R.Speedup && !R.Reason.empty() && !R.FirstDifference)
     Parts.push_back(R.Reason);
   if (R.BuildSeconds)

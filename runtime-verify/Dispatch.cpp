@@ -90,7 +90,8 @@ void runReferenceFor(const json &F, const VerifyOptions &O, VerifyResult &R) {
   const CheckInfo *Info = findCheck(R.Check);
   std::string Why = R.Reason;
   R.Reason.clear();
-  if (!Info || !runReference(Info->Reference, F, O.TimeCap, R)) {
+  if (!Info ||
+      !runReference(Info->Reference, F, O.TimeCap, Info->Tolerance, R)) {
     R.Verdict = Outcome::NotVerifiable;
     R.Reason = Why + "; and " + R.Check + " has no reference benchmark" +
                (Info && !Info->Reference.empty() ? " for this finding" : "");

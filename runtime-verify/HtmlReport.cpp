@@ -290,6 +290,12 @@ std::string differenceLine(const Difference &D) {
   std::string Line = !D.Equal    ? "outputs compared"
                      : *D.Equal ? "outputs equal"
                                 : "outputs differ";
+  // A reference benchmark's outputs, read against the check's tolerance.
+  if (D.Tolerance) {
+    Line = D.Equal.value_or(false) ? "outputs within the tolerance"
+                                   : "outputs beyond the tolerance";
+    Parts.push_back("tolerance " + sci1(*D.Tolerance) + " relative");
+  }
   if (!Parts.empty())
     Line += ": " + joined(Parts, ", ");
   if (!Compared.empty())

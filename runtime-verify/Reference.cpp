@@ -65,12 +65,16 @@ bool positive(const std::vector<int64_t> &Sizes) {
                      [](int64_t Size) { return Size > 0; });
 }
 
-double maxAbsDiff(const std::vector<torch::Tensor> &A,
-                  const std::vector<torch::Tensor> &B) {
-  double Max = 0;
-  for (size_t I = 0; I < A.size(); ++I)
+/// The largest difference between \p A and \p B, what the flagged and the
+/// fixed variant computed, into S (setDifference).
+void compare(Samples &S, const std::vector<torch::Tensor> &A,
+             const std::vector<torch::Tensor> &B) {
+  double Max = 0, Scale = 0;
+  for (size_t I = 0; I < A.size(); ++I) {
     Max = std::max(Max, (A[I] - B[I]).abs().max().item<double>());
-  return Max;
+    Scale = std::max(Scale, A[I].abs().max().item<double>());
+  }
+  setDifference(S, Max, Scale);
 }
 
 struct NetImpl : torch::nn::Module {
@@ -218,7 +222,7 @@ Samples measureZeroGrad(const ZeroGradParams &P, int FixedRounds,
       });
   // Both ran the same steps: adding into zeros or into nothing must give the
   // same updates.
-  S.MaxAbsDiff = maxAbsDiff(ModelA->parameters(), ModelB->parameters());
+  compare(S, ModelA->parameters(), ModelB->parameters());
   return S;
 }
 
@@ -256,8 +260,7 @@ Samples measureConvBias(const ConvBiasParams &P, int FixedRounds,
   // Check the outputs match before timing: in train mode BatchNorm subtracts
   // the batch mean, which takes the per-channel bias with it.
   torch::Tensor Out = Biased->forward(Input);
-  S.MaxAbsDiff =
-      maxAbsDiff({Out.detach()}, {Unbiased->forward(Input).detach()});
+  compare(S, {Out.detach()}, {Unbiased->forward(Input).detach()});
 
   auto Target = torch::randn_like(Out);
   torch::optim::SGD OptBiased(Biased->parameters(),
@@ -452,11 +455,7 @@ Samples measureUnfusedPointwise(const UnfusedPointwiseParams &P,
   }
   torch::NoGradGuard NoGrad;
   torch::Tensor X = torch::randn(P.Shape, torch::device(Device));
-  S.MaxAbsDiff = (Pair->first(X) - Pair->second(X))
-                     .abs()
-                     .max()
-                     .to(torch::kCPU)
-                     .item<double>();
+  compare(S, {Pair->first(X)}, {Pair->second(X)});
   torch::Tensor Out;
   interleave(
       S, P.Calls, 1, FixedRounds, Rule, [&] { Out = Pair->first(X); },

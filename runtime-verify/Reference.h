@@ -18,6 +18,7 @@
 #include "Stats.h"
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,22 @@ struct Samples {
   /// Largest absolute difference between what the two variants computed
   /// (see each benchmark); negative when not compared.
   double MaxAbsDiff = -1;
+  /// MaxAbsDiff relative to the largest magnitude of what the flagged
+  /// variant computed: what the check's TOLERANCE is read against
+  /// (ReferenceVerdict.h); negative when not compared.
+  double MaxRelDiff = -1;
 };
+
+/// Records \p MaxAbs, the largest absolute difference between what the two
+/// variants computed, and relative to \p Scale, the largest magnitude the
+/// flagged variant computed (infinite for a difference from all zeros).
+inline void setDifference(Samples &S, double MaxAbs, double Scale) {
+  S.MaxAbsDiff = MaxAbs;
+  if (Scale > 0)
+    S.MaxRelDiff = MaxAbs / Scale;
+  else
+    S.MaxRelDiff = MaxAbs == 0 ? 0 : std::numeric_limits<double>::infinity();
+}
 
 /// One training step of a small convolutional network with anomaly mode on
 /// (before) and off (after).
@@ -165,9 +181,9 @@ struct Tf32MatmulParams {
 
 /// CUDA only: training steps of Linear(F, F) -> ReLU -> Linear(F, F) with
 /// the float32 matmul precision "highest" (before) and "high", TF32 (after).
-/// MaxAbsDiff is the largest relative difference of one forward pass's
-/// output between the two precisions (TF32 changes numbers by design: the
-/// check declares its tolerance).
+/// MaxAbsDiff and MaxRelDiff compare one forward pass's output between the
+/// two precisions (TF32 changes numbers by design: the check declares its
+/// tolerance).
 Samples measureTf32Matmul(const Tf32MatmulParams &P, int FixedRounds,
                           const StopRule &Rule);
 

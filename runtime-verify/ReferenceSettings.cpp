@@ -41,6 +41,14 @@ LoopOptions loopOptions(int Calls, int StepsPerCall, int FixedRounds,
   return Options;
 }
 
+/// The largest difference between \p Before and \p After, what the flagged
+/// and the fixed variant computed, into S (setDifference).
+void compare(Samples &S, const torch::Tensor &Before,
+             const torch::Tensor &After) {
+  setDifference(S, (Before - After).abs().max().item<double>(),
+                Before.abs().max().item<double>());
+}
+
 Samples cudaOnly(std::string Workload) {
   Samples S;
   S.Device = "cpu";
@@ -103,7 +111,7 @@ Samples measureNoGradEval(const NoGradEvalParams &P, int FixedRounds,
     torch::NoGradGuard Guard;
     NoGrad = Model->forward(Input);
   }
-  S.MaxAbsDiff = (WithGrad.detach() - NoGrad).abs().max().item<double>();
+  compare(S, WithGrad.detach(), NoGrad);
   fill(S, measureInterleaved(
               [&] { (void)Model->forward(Input); },
               [&] {
@@ -156,7 +164,7 @@ Samples measureLoaderWorkers(const LoaderWorkersParams &P, int FixedRounds,
   double Before = 0, After = 0;
   Epoch(0, &Before);
   Epoch(P.Workers, &After);
-  S.MaxAbsDiff = std::abs(Before - After);
+  setDifference(S, std::abs(Before - After), std::abs(Before));
   fill(S, measureInterleaved([&] { Epoch(0, nullptr); },
                              [&] { Epoch(P.Workers, nullptr); },
                              loopOptions(1, 1, FixedRounds, Rule)));
@@ -238,10 +246,8 @@ Samples measureTf32Matmul(const Tf32MatmulParams &P, int FixedRounds,
     torch::Tensor Exact = Model->forward(Input);
     Ctx.setFloat32MatmulPrecision("high");
     torch::Tensor Tf32 = Model->forward(Input);
-    // Relative to the output's scale: TF32 keeps 10 bits of mantissa.
-    S.MaxAbsDiff = ((Exact - Tf32).abs().max() /
-                    Exact.abs().max().clamp_min(1e-12))
-                       .item<double>();
+    // Read against the output's scale: TF32 keeps 10 bits of mantissa.
+    compare(S, Exact, Tf32);
   }
   auto Step = [&](const char *Precision) {
     Ctx.setFloat32MatmulPrecision(Precision);

@@ -2,7 +2,7 @@
 
 #include "References.h"
 #include "Reference.h"
-
+#include "ReferenceVerdict.h"
 
 #include <functional>
 #include <map>
@@ -174,22 +174,6 @@ const std::map<std::string_view, Planner> &benchmarks() {
   return Benchmarks;
 }
 
-/// What the samples say, into \p R.
-void record(const Samples &S, VerifyResult &R) {
-  R.Kind = "reference";
-  if (S.Before.empty() || S.After.empty()) {
-    R.Verdict = S.StopReason == "no CUDA device" ? Outcome::NotApplicable
-                                                 : Outcome::NotVerifiable;
-    R.Reason = "reference benchmark: " + S.StopReason;
-    return;
-  }
-  recordJudgement(R, S.Before, S.After);
-  R.Stop = S.StopReason;
-  R.Workload = S.Workload;
-  if (S.MaxAbsDiff >= 0)
-    R.Diff = Difference{S.MaxAbsDiff, std::nullopt, std::nullopt, true};
-}
-
 } // namespace
 
 bool hasReferenceBenchmark(std::string_view Name) {
@@ -197,7 +181,7 @@ bool hasReferenceBenchmark(std::string_view Name) {
 }
 
 bool runReference(std::string_view Name, const json &Finding, double TimeCap,
-                  VerifyResult &R) {
+                  double Tolerance, VerifyResult &R) {
   auto It = benchmarks().find(Name);
   if (It == benchmarks().end())
     return false;
@@ -211,7 +195,7 @@ bool runReference(std::string_view Name, const json &Finding, double TimeCap,
   auto Done = Measured.find(Key);
   if (Done == Measured.end())
     Done = Measured.emplace(Key, W->Measure()).first;
-  record(Done->second, R);
+  recordReference(Done->second, Tolerance, R);
   return true;
 }
 

@@ -22,11 +22,13 @@ bool hasReferenceBenchmark(std::string_view Name);
 
 /// Runs the reference benchmark \p Name for \p Finding into \p R (kind
 /// `reference`, its verdict, or why it measured nothing), with sampling
-/// capped at \p TimeCap seconds. Findings with the same workload share one
-/// measurement per run. False when there is no benchmark of that name, or
-/// it does not measure this finding (R untouched then).
+/// capped at \p TimeCap seconds; what the variants computed is judged
+/// against \p Tolerance, the check's (recordReference). Findings with the
+/// same workload share one measurement per run. False when there is no
+/// benchmark of that name, or it does not measure this finding (R untouched
+/// then).
 bool runReference(std::string_view Name, const nlohmann::json &Finding,
-                  double TimeCap, VerifyResult &R);
+                  double TimeCap, double Tolerance, VerifyResult &R);
 
 } // namespace torchtidy
 

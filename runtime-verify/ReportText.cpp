@@ -71,6 +71,18 @@ std::string joined(const std::vector<std::string> &Parts, const char *Sep) {
   return Out;
 }
 
+std::string toleranceText(const Difference &D) {
+  if (!D.Tolerance)
+    return "";
+  std::string Measured = D.MaxRel   ? sci1(*D.MaxRel) + " relative"
+                         : D.MaxAbs ? sci1(*D.MaxAbs)
+                                    : std::string("not known");
+  std::string Tolerance = "the tolerance " + sci1(*D.Tolerance);
+  if (D.Equal.value_or(false))
+    return "difference " + Measured + ", within " + Tolerance;
+  return "results differ by " + Measured + ", beyond " + Tolerance;
+}
+
 static std::string basename(const std::string &Path) {
   size_t Slash = Path.find_last_of("/\\");
   return Slash == std::string::npos ? Path : Path.substr(Slash + 1);

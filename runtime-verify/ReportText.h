@@ -35,6 +35,12 @@ size_t codePoints(const std::string &S);
 std::string truncated(const std::string &S, size_t Max);
 std::string joined(const std::vector<std::string> &Parts, const char *Sep);
 
+/// What a difference read against a tolerance (a reference benchmark's)
+/// says: "difference 1.2e-03 relative, within the tolerance 1.0e-02" or
+/// "results differ by 3.1e-02 relative, beyond the tolerance 1.0e-02"; ""
+/// without a tolerance.
+std::string toleranceText(const Difference &D);
+
 /// "train.cpp:117", or the parts of it the result has.
 std::string shortLocation(const VerifyResult &R);
 /// "3 findings: 1 faster, 1 not-applicable, 1 not-verifiable".

@@ -58,7 +58,7 @@ std::optional<Difference> differenceOf(const json &J) {
     return std::nullopt;
   return Difference{number(*D, "max_abs"), number(*D, "max_rel"),
                     listOf<std::string>(*D, "compared"),
-                    boolean(*D, "equal")};
+                    boolean(*D, "equal"), number(*D, "tolerance")};
 }
 
 //===--- Writing -----------------------------------------------------------===//
@@ -91,6 +91,8 @@ json toJson(const Difference &D) {
     J["compared"] = *D.Compared;
   if (D.Equal)
     J["equal"] = *D.Equal;
+  if (D.Tolerance)
+    J["tolerance"] = *D.Tolerance;
   return J;
 }
 

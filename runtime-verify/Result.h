@@ -61,6 +61,9 @@ struct Difference {
   std::optional<double> MaxAbs, MaxRel;
   std::optional<std::vector<std::string>> Compared; ///< variables compared
   std::optional<bool> Equal;
+  /// The relative difference allowed (a reference benchmark's: the check's
+  /// TOLERANCE, at least the float noise), when it was read against one.
+  std::optional<double> Tolerance;
 };
 
 /// The first number a program variant prints differently from the

@@ -2,6 +2,7 @@
 
 #include "Snippets.h"
 #include "Process.h"
+#include "ReferenceVerdict.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -20,11 +21,6 @@ namespace fs = std::filesystem;
 
 namespace torchtidy {
 namespace {
-
-/// What the harness counts as equal values: |a - b| <= 1e-5 + Rtol |b|,
-/// with Rtol at least this (the float noise of reordered arithmetic), or the
-/// check's tolerance where it allows more.
-constexpr double FloatNoiseRtol = 1e-4;
 
 std::string envOr(const char *Name, const std::string &Default) {
   const char *V = std::getenv(Name);
@@ -228,9 +224,12 @@ struct SnippetRun {
   }
 };
 
+/// The harness counts values equal when |a - b| <= 1e-5 + Rtol |b|, Rtol
+/// the check's tolerance but at least the float noise of reordered
+/// arithmetic.
 std::string toleranceText(double Tolerance) {
   char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "%g", std::max(Tolerance, FloatNoiseRtol));
+  std::snprintf(Buf, sizeof(Buf), "%g", allowedRelDiff(Tolerance));
   return Buf;
 }
 

@@ -71,17 +71,47 @@ std::vector<FixitEdit> editsOf(const llvm::json::Array *List) {
   return Edits;
 }
 
-/// Each file's text after \p Edits (the same edit twice counts once), with
-/// clang's replacements.
+/// Adds \p R to \p Replaces. An insertion where an earlier edit already
+/// inserts goes after it, as clang-tidy's --fix resolves that conflict (two
+/// checks that each insert a statement after the same declaration).
+llvm::Error addEdit(tooling::Replacements &Replaces,
+                    const tooling::Replacement &R) {
+  llvm::Error Error = Replaces.add(R);
+  if (!Error || R.getLength() != 0)
+    return Error;
+  bool SameInsertLocation = false;
+  if (llvm::Error Other = llvm::handleErrors(
+          std::move(Error),
+          [&](std::unique_ptr<tooling::ReplacementError> E) -> llvm::Error {
+            if (E->get() != tooling::replacement_error::insert_conflict)
+              return llvm::Error(std::move(E));
+            SameInsertLocation = true;
+            return llvm::Error::success();
+          }))
+    return Other;
+  if (!SameInsertLocation)
+    return llvm::Error::success();
+  unsigned Shifted = Replaces.getShiftedCodePosition(R.getOffset());
+  Replaces = Replaces.merge(tooling::Replacements(tooling::Replacement(
+      R.getFilePath(), Shifted, 0, R.getReplacementText())));
+  return llvm::Error::success();
+}
+
+/// Each file's text after \p Edits, in their order (the same edit twice
+/// counts once), with clang's replacements.
 llvm::Expected<std::map<std::string, FixedFile>>
 fixedTexts(const std::vector<FixitEdit> &Edits) {
-  std::set<FixitEdit> Unique(Edits.begin(), Edits.end());
+  std::set<FixitEdit> Seen;
   std::map<std::string, tooling::Replacements> ByFile;
-  for (const FixitEdit &E : Unique)
-    if (llvm::Error Error = ByFile[E.File].add(
-            tooling::Replacement(E.File, E.Offset, E.Length, E.Text)))
+  for (const FixitEdit &E : Edits) {
+    if (!Seen.insert(E).second)
+      continue;
+    if (llvm::Error Error =
+            addEdit(ByFile[E.File],
+                    tooling::Replacement(E.File, E.Offset, E.Length, E.Text)))
       return failure("the fix-its conflict in '" + E.File +
                      "': " + llvm::toString(std::move(Error)));
+  }
   std::map<std::string, FixedFile> Out;
   for (const auto &[File, Replacements] : ByFile) {
     auto Buffer = llvm::MemoryBuffer::getFile(File, /*IsText=*/false,

@@ -18,3 +18,6 @@ for r in results:
     if "difference" in r and "max_abs" in r["difference"]:
         print(r["check"], r["verdict"], r.get("kind"), "max_abs_diff<1e-4",
               r["difference"]["max_abs"] < 1e-4)
+    if "difference" in r and "tolerance" in r["difference"]:
+        print(r["check"], r["verdict"], r.get("kind"), "tolerance",
+              r["difference"]["tolerance"], "within", r["difference"]["equal"])
