@@ -21,15 +21,13 @@
 #include "utils/ConstantFacts.h"
 #include "utils/FindingPayload.h"
 #include "utils/LibTorchHeaders.h"
-#include "utils/LibTorchNames.h"
+#include "utils/TrainingCode.h"
 
 using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
 namespace {
-
-constexpr unsigned MaxCallDepth = 3;
 
 constexpr llvm::StringLiteral AnomalyCost =
     "every backward() then records a stack trace for each autograd node and "
@@ -120,76 +118,6 @@ bool isLoop(const Stmt *S) {
   return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
 }
 
-/// A call that makes a loop a training loop: backward() or an optimizer
-/// step.
-bool isTrainingCall(const FunctionDecl *FD) {
-  if (!FD || !FD->getIdentifier())
-    return false;
-  StringRef Name = FD->getName();
-  if (Name == "backward") {
-    if (const auto *M = dyn_cast<CXXMethodDecl>(FD))
-      return utils::isSameOrDerivedFrom(M->getParent(), "at::TensorBase");
-    return FD->getQualifiedNameAsString() == "torch::autograd::backward";
-  }
-  if (Name == "step")
-    if (const auto *M = dyn_cast<CXXMethodDecl>(FD))
-      return utils::isSameOrDerivedFrom(M->getParent(),
-                                        "torch::optim::Optimizer");
-  return false;
-}
-
-class TrainingLoops {
-public:
-  TrainingLoops(ASTContext &Ctx) : Ctx(Ctx) {}
-
-  /// \p S calls backward() or step(), directly or through the functions of
-  /// the translation unit it calls.
-  bool trains(const Stmt *S, unsigned Depth = 0) {
-    for (const BoundNodes &N :
-         match(findAll(callExpr().bind("call")), *S, Ctx)) {
-      const FunctionDecl *FD = N.getNodeAs<CallExpr>("call")->getDirectCallee();
-      if (isTrainingCall(FD))
-        return true;
-      if (const Stmt *Body = userBody(FD, Depth))
-        if (trains(Body, Depth + 1))
-          return true;
-    }
-    return false;
-  }
-
-  /// The first training loop in \p S, or in the functions \p S calls.
-  const Stmt *firstIn(const Stmt *S, unsigned Depth = 0) {
-    for (const BoundNodes &N :
-         match(findAll(stmt(anyOf(forStmt(), whileStmt(), doStmt(),
-                                  cxxForRangeStmt()))
-                           .bind("loop")),
-               *S, Ctx)) {
-      const auto *Loop = N.getNodeAs<Stmt>("loop");
-      if (!utils::isRunOnceLoop(Loop, Ctx) && trains(Loop))
-        return Loop;
-    }
-    for (const BoundNodes &N : match(findAll(callExpr().bind("call")), *S, Ctx))
-      if (const Stmt *Body =
-              userBody(N.getNodeAs<CallExpr>("call")->getDirectCallee(), Depth))
-        if (const Stmt *Loop = firstIn(Body, Depth + 1))
-          return Loop;
-    return nullptr;
-  }
-
-private:
-  const Stmt *userBody(const FunctionDecl *FD, unsigned Depth) {
-    if (!FD || Depth >= MaxCallDepth)
-      return nullptr;
-    const FunctionDecl *Def = FD->getDefinition();
-    if (!Def || !Def->hasBody() ||
-        utils::isInLibTorchHeader(Def->getLocation(), Ctx.getSourceManager()))
-      return nullptr;
-    return Def->getBody();
-  }
-
-  ASTContext &Ctx;
-};
-
 const Stmt *parentStmtOfDecl(const Decl *D, ASTContext &Ctx) {
   DynTypedNodeList Parents = Ctx.getParents(*D);
   return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
@@ -226,7 +154,7 @@ bool callsSwitchOff(const Stmt *S, StringRef Name, ASTContext &Ctx) {
 /// the switch off; after one, nothing is found and \p SwitchedOff is set.
 const Stmt *loopWhileOn(const Stmt *Site, bool WalkUp, StringRef OffName,
                         ASTContext &Ctx, bool *SwitchedOff = nullptr) {
-  TrainingLoops Loops(Ctx);
+  utils::TrainingCode Loops(Ctx);
   for (const Stmt *P = parentStmt(Site, Ctx); P; P = parentStmt(P, Ctx))
     if (isLoop(P) && !utils::isRunOnceLoop(P, Ctx) && Loops.trains(P))
       return P;
@@ -236,7 +164,7 @@ const Stmt *loopWhileOn(const Stmt *Site, bool WalkUp, StringRef OffName,
       bool After = false;
       for (const Stmt *S : Block->body()) {
         if (After) {
-          const Stmt *Loop = Loops.firstIn(S);
+          const Stmt *Loop = Loops.firstLoopThatTrains(S);
           // Switched off before the loop, or inside it (a few iterations).
           if (callsSwitchOff(S, OffName, Ctx) &&
               (!Loop || callsSwitchOff(Loop, OffName, Ctx) || !isLoop(S))) {

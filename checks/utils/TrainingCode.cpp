@@ -129,7 +129,8 @@ bool TrainingCode::trainsAt(const Stmt *S, unsigned Depth) {
   return false;
 }
 
-const Stmt *TrainingCode::loopAt(const Stmt *S, unsigned Depth) {
+const Stmt *TrainingCode::loopAt(const Stmt *S, unsigned Depth,
+                                 bool DepthFromLoop) {
   if (!S)
     return nullptr;
   for (const BoundNodes &N :
@@ -138,13 +139,14 @@ const Stmt *TrainingCode::loopAt(const Stmt *S, unsigned Depth) {
                          .bind("loop")),
              *S, Ctx)) {
     const auto *Loop = N.getNodeAs<Stmt>("loop");
-    if (!isRunOnceLoop(Loop, Ctx) && trainsAt(Loop, Depth))
+    if (!isRunOnceLoop(Loop, Ctx) &&
+        trainsAt(Loop, DepthFromLoop ? 0 : Depth))
       return Loop;
   }
   for (const BoundNodes &N : match(findAll(callExpr().bind("call")), *S, Ctx))
     if (const Stmt *Loop = loopAt(
             userBody(N.getNodeAs<CallExpr>("call")->getDirectCallee(), Depth),
-            Depth + 1))
+            Depth + 1, DepthFromLoop))
       return Loop;
   return nullptr;
 }

@@ -49,9 +49,21 @@ public:
   /// calls backward() or an optimizer's step(); null when there is none.
   const Stmt *firstTrainingLoop(const Stmt *S) { return loopAt(S, 0); }
 
+  /// \p S calls backward() or an optimizer's step(), directly or through the
+  /// functions of the translation unit it calls.
+  bool trains(const Stmt *S) { return S && trainsAt(S, 0); }
+
+  /// Like firstTrainingLoop(), but a loop found in a called function is
+  /// judged as trains() judges it: through as many calls again, counted
+  /// from the loop.
+  const Stmt *firstLoopThatTrains(const Stmt *S) {
+    return loopAt(S, 0, /*DepthFromLoop=*/true);
+  }
+
 private:
   bool at(const Stmt *S, unsigned Depth);
-  const Stmt *loopAt(const Stmt *S, unsigned Depth);
+  const Stmt *loopAt(const Stmt *S, unsigned Depth,
+                     bool DepthFromLoop = false);
   bool trainsAt(const Stmt *S, unsigned Depth);
   const Stmt *userBody(const FunctionDecl *FD, unsigned Depth) const;
 

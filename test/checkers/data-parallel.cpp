@@ -1,8 +1,32 @@
 // RUN: %check_torch_tidy %s torch-data-parallel %t -- -- %torch_mock_1_13
 // RUN: %check_torch_tidy %s torch-data-parallel %t.v2 -- -- %torch_mock_2
+// integration/data-parallel-real* run this input on the real headers.
 
-#include <torch/nn/parallel/data_parallel.h>
 #include <torch/torch.h>
+
+// The real torch/nn/parallel/data_parallel.h includes CUDA headers (cuda.h,
+// cuda_runtime_api.h, through torch/csrc/autograd/functions/comm.h) that a
+// CPU-only LibTorch and this machine lack: where they are missing, the
+// real-header tests (which define REAL_LIBTORCH) declare data_parallel() with
+// the header's own signature (data_parallel.h:252-258 on 1.13, c10::optional
+// being std::optional on 2.x), so that the analysis still runs on the real
+// Tensor, Device and Module types. The mock header needs no CUDA headers.
+#if defined(REAL_LIBTORCH) &&                                                  \
+    !(__has_include(<cuda_runtime_api.h>) && __has_include(<cuda.h>))
+namespace torch {
+namespace nn {
+namespace parallel {
+template <typename ModuleType>
+Tensor data_parallel(ModuleType module, Tensor input,
+                     c10::optional<std::vector<Device>> devices = c10::nullopt,
+                     c10::optional<Device> output_device = c10::nullopt,
+                     int64_t dim = 0);
+} // namespace parallel
+} // namespace nn
+} // namespace torch
+#else
+#include <torch/nn/parallel/data_parallel.h>
+#endif
 
 #include <vector>
 

@@ -1,6 +1,6 @@
 // RUN: %check_torch_tidy %s torch-tensor-core-alignment %t -- -- %torch_mock_1_13
 // RUN: %check_torch_tidy %s torch-tensor-core-alignment %t.v2 -- -- %torch_mock_2
-
+// integration/tensor-core-alignment-real* run this input on the real headers.
 #include <torch/torch.h>
 
 #include <memory>

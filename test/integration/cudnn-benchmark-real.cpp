@@ -1,8 +1,9 @@
-// torch-cudnn-benchmark and torch-tf32-disabled share this input: on the real
-// LibTorch headers (Debian's 1.13), through both hosts; the runner compiles
-// the fixed file against the same headers.
+// torch-cudnn-benchmark on the real LibTorch headers (Debian's 1.13), through
+// both hosts; the runner compiles the fixed file against the same headers.
+// torch-tf32-disabled's real-header tests (tf32-disabled-real*) run this input
+// too, with the CHECK lines of suffix TF32.
 // REQUIRES: real-libtorch
-// RUN: %check_torch_tidy %s torch-cudnn-benchmark %t -- -- %torch_real
+// RUN: %check_torch_tidy --check-suffix=CUDNN %s torch-cudnn-benchmark %t -- -- %torch_real
 // Deterministic cuDNN asked for: silent.
 // RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_real -DDETERMINISTIC
 // Image sizes that change from step to step: silent.
@@ -33,10 +34,14 @@ int main() {
   else
     device_type = torch::kCPU;
   torch::Device device(device_type);
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: convolutions train on a device that can be CUDA with cuDNN's autotuner off: each convolution runs the algorithm cuDNN's heuristics pick, not the fastest one for its shapes; enable it once with 'at::globalContext().setBenchmarkCuDNN(true)' when the input shapes stay the same from step to step [torch-cudnn-benchmark]
-  // CHECK-MESSAGES: :50:3: note: training loop here
-  // CHECK-FIXES: {{^}}  torch::Device device(device_type);{{$}}
-  // CHECK-FIXES-NEXT: {{^}}  at::globalContext().setBenchmarkCuDNN(true);{{$}}
+  // CHECK-MESSAGES-CUDNN: :[[@LINE-1]]:17: warning: convolutions train on a device that can be CUDA with cuDNN's autotuner off: each convolution runs the algorithm cuDNN's heuristics pick, not the fastest one for its shapes; enable it once with 'at::globalContext().setBenchmarkCuDNN(true)' when the input shapes stay the same from step to step [torch-cudnn-benchmark]
+  // CHECK-MESSAGES-CUDNN: :55:3: note: training loop here
+  // CHECK-FIXES-CUDNN: {{^}}  torch::Device device(device_type);{{$}}
+  // CHECK-FIXES-CUDNN-NEXT: {{^}}  at::globalContext().setBenchmarkCuDNN(true);{{$}}
+  // CHECK-MESSAGES-TF32: :[[@LINE-5]]:17: warning: FP32 matmuls train on a device that can be CUDA with TF32 off for cuBLAS: Linear, matmul and attention layers miss the tensor cores of Ampere and later GPUs; allow TF32 once with 'at::globalContext().setFloat32MatmulPrecision("high")', which keeps about 10 bits of mantissa in matmul inputs [torch-tf32-disabled]
+  // CHECK-MESSAGES-TF32: :55:3: note: training loop here
+  // CHECK-FIXES-TF32: {{^}}  torch::Device device(device_type);{{$}}
+  // CHECK-FIXES-TF32-NEXT: {{^}}  at::globalContext().setFloat32MatmulPrecision("high");{{$}}
 #ifdef DETERMINISTIC
   at::globalContext().setDeterministicCuDNN(true);
 #endif

@@ -1,55 +1,11 @@
 // torch-tf32-disabled on the real LibTorch headers (Debian's 1.13), through
-// both hosts; the runner compiles the fixed file against the same headers.
+// both hosts, on torch-cudnn-benchmark's input (cudnn-benchmark-real.cpp, the
+// CHECK lines of suffix TF32); the runner compiles the fixed file against the
+// same headers.
 // REQUIRES: real-libtorch
-// RUN: %check_torch_tidy %s torch-tf32-disabled %t -- -- %torch_real
+// RUN: %check_torch_tidy --check-suffix=TF32 %S/cudnn-benchmark-real.cpp torch-tf32-disabled %t -- -- %torch_real
 // The matmul precision set: silent.
-// RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_real -DTF32
+// RUN: %check_torch_tidy --drop-checks=. %S/cudnn-benchmark-real.cpp torch-tf32-disabled %t -- -- %torch_real -DTF32
 // LibTorch's own headers stay silent even with every header let through.
-// RUN: %driver --checks='-*,torch-tf32-disabled' --header-filter='.*' --system-headers %s -- %torch_real | FileCheck --allow-empty %s --check-prefix=HEADERS
+// RUN: %driver --checks='-*,torch-tf32-disabled' --header-filter='.*' --system-headers %S/cudnn-benchmark-real.cpp -- %torch_real | FileCheck --allow-empty %s --check-prefix=HEADERS
 // HEADERS-NOT: {{include/(ATen|c10|torch)/.*}}warning:
-
-#include <torch/torch.h>
-
-struct NetImpl : torch::nn::Module {
-  NetImpl()
-      : conv(register_module("conv", torch::nn::Conv2d(1, 8, 3))),
-        fc(register_module("fc", torch::nn::Linear(8 * 26 * 26, 10))) {}
-  torch::Tensor forward(torch::Tensor x) {
-    x = torch::relu(conv(x));
-    return fc(x.view({x.size(0), -1}));
-  }
-  torch::nn::Conv2d conv;
-  torch::nn::Linear fc;
-};
-TORCH_MODULE(Net);
-
-int main() {
-  torch::DeviceType device_type;
-  if (torch::cuda::is_available())
-    device_type = torch::kCUDA;
-  else
-    device_type = torch::kCPU;
-  torch::Device device(device_type);
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: FP32 matmuls train on a device that can be CUDA with TF32 off for cuBLAS: Linear, matmul and attention layers miss the tensor cores of Ampere and later GPUs; allow TF32 once with 'at::globalContext().setFloat32MatmulPrecision("high")', which keeps about 10 bits of mantissa in matmul inputs [torch-tf32-disabled]
-  // CHECK-MESSAGES: :47:3: note: training loop here
-  // CHECK-FIXES: {{^}}  torch::Device device(device_type);{{$}}
-  // CHECK-FIXES-NEXT: {{^}}  at::globalContext().setFloat32MatmulPrecision("high");{{$}}
-#ifdef DETERMINISTIC
-  at::globalContext().setDeterministicCuDNN(true);
-#endif
-#ifdef TF32
-  torch::globalContext().setFloat32MatmulPrecision("high");
-#endif
-
-  Net model;
-  model->to(device);
-  torch::optim::SGD optimizer(model->parameters(), 0.01);
-  for (int step = 0; step < 10; ++step) {
-    auto data = torch::randn({16, 1, 28, 28}, device);
-    auto target = torch::randint(10, {16}, torch::TensorOptions(device).dtype(torch::kLong));
-    optimizer.zero_grad();
-    auto loss = torch::nll_loss(torch::log_softmax(model->forward(data), 1), target);
-    loss.backward();
-    optimizer.step();
-  }
-}

@@ -11,6 +11,7 @@
 #include "utils/LibTorchVersion.h"
 #include "utils/ParentWalk.h"
 #include "utils/SourceText.h"
+#include "utils/TrainingCode.h"
 #include "MockAst.h"
 #include "clang/AST/DeclCXX.h"
 #include <gtest/gtest.h>
@@ -161,6 +162,39 @@ TEST(TorchUtilsTest, TorchNamespaceAndSourceText) {
   EXPECT_EQ(utils::sourceText(Init->getSourceRange(), Ctx.getSourceManager(),
                               Ctx.getLangOpts()),
             "torch::ones({2}) * 2");
+}
+
+TEST(TorchUtilsTest, TrainingLoopDepth) {
+  // The loop is three calls down from run(); the training two calls further.
+  std::unique_ptr<clang::ASTUnit> AST = buildMockAst(
+      "#include <torch/torch.h>\n"
+      "void step2(torch::Tensor &L) { L.backward(); }\n"
+      "void step1(torch::Tensor &L) { step2(L); }\n"
+      "void loop(torch::Tensor &L) { for (int I = 0; I < 9; ++I) step1(L); }\n"
+      "void mid(torch::Tensor &L) { loop(L); }\n"
+      "void top(torch::Tensor &L) { mid(L); }\n"
+      "void run(torch::Tensor &L) { top(L); }\n");
+  ASSERT_TRUE(AST);
+  clang::ASTContext &Ctx = AST->getASTContext();
+  auto BodyOf = [&](llvm::StringRef Name) -> const clang::Stmt * {
+    auto Found = match(functionDecl(hasName(Name), isDefinition()).bind("f"),
+                       Ctx);
+    return Found.empty()
+               ? nullptr
+               : Found.front().getNodeAs<clang::FunctionDecl>("f")->getBody();
+  };
+  utils::TrainingCode Training(Ctx);
+  // trains() follows three calls: step2's backward() from mid(), not top().
+  EXPECT_TRUE(Training.trains(BodyOf("mid")));
+  EXPECT_FALSE(Training.trains(BodyOf("top")));
+  EXPECT_FALSE(Training.trains(nullptr));
+  // firstTrainingLoop() counts the calls from run(): the training is too deep.
+  EXPECT_EQ(Training.firstTrainingLoop(BodyOf("run")), nullptr);
+  // firstLoopThatTrains() counts them again from the loop.
+  const clang::Stmt *Loop = Training.firstLoopThatTrains(BodyOf("run"));
+  ASSERT_NE(Loop, nullptr);
+  EXPECT_TRUE(llvm::isa<clang::ForStmt>(Loop));
+  EXPECT_EQ(Training.firstLoopThatTrains(BodyOf("step1")), nullptr);
 }
 
 } // namespace
