@@ -421,6 +421,9 @@ OptionsFinding OptionsAnalysis::of(const CallExpr *Call, const Expr *Arg) {
 std::optional<OptionsFinding> OptionsAnalysis::ofChain(const Expr *E,
                                                        const Expr *Whole) {
   E = stripCopies(E);
+  // `DataLoaderOptions(64)`: the options built explicitly.
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+    return ofChain(Cast->getSubExpr(), Whole);
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *M = MC->getMethodDecl();
     if (!M || !isOptionsType(QualType(M->getParent()->getTypeForDecl(), 0)))

@@ -156,6 +156,14 @@ void optionsVariable(FileDataset Data) {
   // CHECK-MESSAGES: :[[@LINE-3]]:8: note: the options are the variable 'Options': add '.workers(4)' to it
 }
 
+// Options built explicitly from a batch size.
+void explicitOptions(ImageDataset Data, size_t BatchSize) {
+  auto Loader = torch::data::make_data_loader(
+      std::move(Data), torch::data::DataLoaderOptions(BatchSize));
+  // CHECK-MESSAGES: :[[@LINE-2]]:17: warning: data loader runs with 0 workers: 'ImageDataset::get' does OpenCV calls
+  // CHECK-FIXES: {{^}}      std::move(Data), torch::data::DataLoaderOptions(BatchSize).workers(4));{{$}}
+}
+
 // Cheap alone, not together: every transform of the chain runs per sample.
 void transformChain(TensorDataset Data) {
   auto Loader = torch::data::make_data_loader(
