@@ -291,6 +291,22 @@ const CallExpr *weightsLoadBefore(const Expr *Call, const Stmt *Body,
         return C;
     }
   const SourceManager &SM = Ctx.getSourceManager();
+  // `model = torch::jit::load(path);`
+  auto Loaded = callExpr(callee(functionDecl(hasName("load")))).bind("c");
+  auto HasLoad = ignoringImplicit(expr(anyOf(Loaded, hasDescendant(Loaded))));
+  auto ToRoot = declRefExpr(to(equalsNode(Root)));
+  for (const BoundNodes &N : match(
+           findAll(expr(anyOf(
+               cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                                   hasArgument(0, ToRoot),
+                                   hasArgument(1, HasLoad)),
+               binaryOperator(isAssignmentOperator(), hasLHS(ToRoot),
+                              hasRHS(HasLoad))))),
+           *Body, Ctx)) {
+    const auto *C = N.getNodeAs<CallExpr>("c");
+    if (SM.isBeforeInTranslationUnit(C->getBeginLoc(), Call->getBeginLoc()))
+      return C;
+  }
   for (const BoundNodes &N : match(findAll(callExpr().bind("c")), *Body, Ctx)) {
     const auto *C = N.getNodeAs<CallExpr>("c");
     if (SM.isBeforeInTranslationUnit(C->getBeginLoc(), Call->getBeginLoc()) &&

@@ -146,6 +146,16 @@ void loadAndRun(Net &Model, const at::Tensor &X) {
   torch::save(Out, "out.pt");
 }
 
+// A TorchScript module assigned from torch::jit::load().
+void classify(const std::string &Path, const at::Tensor &Image) {
+  torch::jit::script::Module M;
+  M = torch::jit::load(Path);
+  auto Out = M.forward({Image}).toTensor();
+  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: forward pass of a module whose trained weights are loaded runs with autograd on
+  // CHECK-MESSAGES: :[[@LINE-3]]:7: note: weights loaded here; nothing in 'classify' needs gradients
+  torch::save(Out, "out.pt");
+}
+
 // A checkpoint helper of the project's, built over the model.
 class Snapshot {
 public:
