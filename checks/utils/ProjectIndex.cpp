@@ -1037,6 +1037,18 @@ std::string ProjectIndex::serialize() const {
   return jsonText(std::move(O));
 }
 
+/// The facts of the array \p Name of \p O into \p Map, by their \p Key.
+template <typename Fact, typename From>
+static llvm::Error readKeyed(const json::Object &O, llvm::StringRef Name,
+                             From FactFrom, std::string Fact::*Key,
+                             llvm::StringMap<Fact> &Map) {
+  return eachObject(O, Name, [&](const json::Object &I) {
+    Fact F = FactFrom(I);
+    std::string K = F.*Key;
+    Map[K] = std::move(F);
+  });
+}
+
 llvm::Expected<ProjectIndex> ProjectIndex::parse(llvm::StringRef Json) {
   llvm::Expected<json::Value> V = json::parse(Json);
   if (!V)
@@ -1060,28 +1072,17 @@ llvm::Expected<ProjectIndex> ProjectIndex::parse(llvm::StringRef Json) {
                                placeFrom(S->get("call"))};
       }))
     return std::move(E);
-  if (llvm::Error E = eachObject(*O, "members", [&](const json::Object &I) {
-        MemberFact M = memberFrom(I);
-        Index.Members[M.Usr] = M;
-      }))
+  if (llvm::Error E = readKeyed(*O, "members", memberFrom,
+                                &MemberFact::Usr, Index.Members))
     return std::move(E);
-  if (llvm::Error E =
-          eachObject(*O, "convModules", [&](const json::Object &I) {
-            ConvModuleFact C = convModuleFrom(I);
-            Index.ConvModules[C.Ctor] = C;
-          }))
+  if (llvm::Error E = readKeyed(*O, "convModules", convModuleFrom,
+                                &ConvModuleFact::Ctor, Index.ConvModules))
     return std::move(E);
-  if (llvm::Error E =
-          eachObject(*O, "sampleCosts", [&](const json::Object &I) {
-            SampleCostFact C = sampleCostFrom(I);
-            Index.SampleCosts[C.Method] = C;
-          }))
+  if (llvm::Error E = readKeyed(*O, "sampleCosts", sampleCostFrom,
+                                &SampleCostFact::Method, Index.SampleCosts))
     return std::move(E);
-  if (llvm::Error E =
-          eachObject(*O, "moduleLayers", [&](const json::Object &I) {
-            ModuleLayersFact L = moduleLayersFrom(I);
-            Index.ModuleLayers[L.Class] = L;
-          }))
+  if (llvm::Error E = readKeyed(*O, "moduleLayers", moduleLayersFrom,
+                                &ModuleLayersFact::Class, Index.ModuleLayers))
     return std::move(E);
   for (std::string &S : settingsFrom(*O))
     Index.LibrarySettings.insert(std::move(S));
