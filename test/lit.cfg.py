@@ -91,3 +91,12 @@ else:
         config.substitutions.append(("%torch2_root", shlex.quote(config.torch2_root)))
     if config.clang_tidy_other and os.path.exists(config.clang_tidy_other):
         config.available_features.add("clang-tidy-other")
+    # scripts/test.sh (and so CI) asks for the real headers: a missing PCH
+    # would otherwise turn every real-header test into UNSUPPORTED, which
+    # ctest counts as passed.
+    if os.environ.get("LIBTORCH_TIDY_REQUIRE_REAL_HEADERS") == "1":
+        for feature in ("real-libtorch", "real-libtorch-2"):
+            if feature not in config.available_features:
+                lit_config.fatal("%s is required (LIBTORCH_TIDY_REQUIRE_REAL_HEADERS=1) "
+                                 "but its precompiled header is missing: build all "
+                                 "targets first (scripts/build.sh)" % feature)
