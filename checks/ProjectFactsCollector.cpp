@@ -180,6 +180,8 @@ struct FunctionFrame {
   std::string Usr;
   size_t Fact; // index in Facts.Functions
   std::vector<LoopFrame> Loops;
+  /// A method of a module class: part of the model's computation.
+  bool InModule = false;
 };
 
 class FactsWalker : public RecursiveASTVisitor<FactsWalker> {
@@ -204,7 +206,11 @@ public:
     if (!FD || !FD->doesThisDeclarationHaveABody() ||
         (isa<CXXMethodDecl>(FD) && cast<CXXMethodDecl>(FD)->getParent()->isLambda()))
       return RecursiveASTVisitor::TraverseDecl(D);
-    Functions.push_back({utils::usrOf(FD), recordFunction(FD), {}});
+    const auto *Method = dyn_cast<CXXMethodDecl>(FD);
+    Functions.push_back(
+        {utils::usrOf(FD), recordFunction(FD), {},
+         Method && utils::isSameOrDerivedFrom(Method->getParent(),
+                                              "torch::nn::Module")});
     // A guard of an enclosing function does not reach a local class's
     // methods.
     unsigned OuterGuards = std::exchange(NoGradGuards, 0);
@@ -466,11 +472,12 @@ private:
 
   void pushLoop(const Stmt *Loop) {
     FunctionFrame &F = Functions.back();
-    // A module's forward() (or a functor's operator()) runs per step: a
-    // loop of its own that only runs forwards goes over layers or time
-    // steps of that step, not over training steps.
-    bool Training =
-        isTrainingLoop(Loop, Facts.Functions[F.Fact].PerStepByConvention);
+    // A module's forward() (or a functor's operator()), or another method
+    // of a module (a decoder's generate(), forward_with_cache()) is part of
+    // a step: a loop of its own that only runs forwards goes over layers or
+    // time steps, not over training steps.
+    bool Training = isTrainingLoop(
+        Loop, Facts.Functions[F.Fact].PerStepByConvention || F.InModule);
     if (Training)
       Facts.Functions[F.Fact].HasTrainingLoop = true;
     // The loops around a training loop are epoch loops.
