@@ -1,6 +1,7 @@
 //===--- CudaLibrarySettings.cpp - libtorch-tidy --------------------------===//
 
 #include "CudaLibrarySettings.h"
+#include "ConvBiasAnalysis.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -297,23 +298,6 @@ bool ProgramFacts::hasMatmul() const {
   return buildsMatmul(Ctx, Decls) || indexedModuleBuilds(/*Conv=*/false);
 }
 
-/// The module class a type names: the class itself, or the one a
-/// TORCH_MODULE holder holds.
-static const CXXRecordDecl *moduleClassOf(QualType T) {
-  const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
-  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(RD);
-  if (Spec && Spec->getName() == "ModuleHolder" &&
-      Spec->getTemplateArgs().size() == 1 &&
-      Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
-    RD = Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
-  else if (RD && RD->hasDefinition())
-    for (const CXXBaseSpecifier &B : RD->getDefinition()->bases())
-      if (const CXXRecordDecl *Held = moduleClassOf(B.getType());
-          Held && Held != B.getType()->getAsCXXRecordDecl())
-        return Held;
-  return RD;
-}
-
 /// \p RD and its bases, as far as they are the user's module classes.
 static void userModuleClasses(const CXXRecordDecl *RD,
                               const SourceManager &SM,
@@ -338,12 +322,12 @@ bool ProgramFacts::indexedModuleBuilds(bool Conv) const {
     for (const BoundNodes &N :
          match(findAll(declaratorDecl().bind("d")), *D, Ctx))
       userModuleClasses(
-          moduleClassOf(N.getNodeAs<DeclaratorDecl>("d")->getType()), SM,
+          convbias::moduleClass(N.getNodeAs<DeclaratorDecl>("d")->getType()), SM,
           Classes);
     for (const BoundNodes &N :
          match(findAll(cxxConstructExpr().bind("c")), *D, Ctx))
       userModuleClasses(
-          moduleClassOf(N.getNodeAs<CXXConstructExpr>("c")->getType()), SM,
+          convbias::moduleClass(N.getNodeAs<CXXConstructExpr>("c")->getType()), SM,
           Classes);
   }
   for (const CXXRecordDecl *RD : Classes)

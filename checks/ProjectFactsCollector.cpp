@@ -207,16 +207,15 @@ public:
         (isa<CXXMethodDecl>(FD) && cast<CXXMethodDecl>(FD)->getParent()->isLambda()))
       return RecursiveASTVisitor::TraverseDecl(D);
     const auto *Method = dyn_cast<CXXMethodDecl>(FD);
-    Functions.push_back(
-        {utils::usrOf(FD), recordFunction(FD), {},
-         Method && utils::isSameOrDerivedFrom(Method->getParent(),
-                                              "torch::nn::Module")});
+    bool InModule = Method && utils::isSameOrDerivedFrom(Method->getParent(),
+                                                         "torch::nn::Module");
+    Functions.push_back({utils::usrOf(FD), recordFunction(FD), {}, InModule});
     // A guard of an enclosing function does not reach a local class's
     // methods.
     unsigned OuterGuards = std::exchange(NoGradGuards, 0);
     recordOwnWork(FD);
-    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
-      recordClassFacts(MD);
+    if (InModule)
+      recordModuleLayers(Method);
     bool Result = RecursiveASTVisitor::TraverseDecl(D);
     Functions.pop_back();
     NoGradGuards = OuterGuards;
@@ -423,13 +422,11 @@ private:
       Facts.SampleCosts.push_back(std::move(C));
   }
 
-  /// The layers a module's methods build, for a file that trains the module
-  /// and only sees its declaration.
-  void recordClassFacts(const CXXMethodDecl *MD) {
+  /// The layers a module's method builds, for a file that trains the
+  /// module and only sees its declaration.
+  void recordModuleLayers(const CXXMethodDecl *MD) {
     const CXXRecordDecl *RD = MD->getParent();
     if (MD->isDependentContext() || !RD->getIdentifier())
-      return;
-    if (!utils::isSameOrDerivedFrom(RD, "torch::nn::Module"))
       return;
     std::vector<Decl *> Body = {const_cast<CXXMethodDecl *>(MD)};
     utils::ModuleLayersFact L;
