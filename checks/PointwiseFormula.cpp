@@ -789,14 +789,56 @@ std::optional<FusedFormula> PointwiseFormulas::match() {
   return F;
 }
 
-unsigned PointwiseFormulas::kernelsAround(const Expr *Operand) const {
+namespace {
+
+bool isWithin(const Stmt *S, SourceRange R, const SourceManager &SM) {
+  return !SM.isBeforeInTranslationUnit(S->getBeginLoc(), R.getBegin()) &&
+         !SM.isBeforeInTranslationUnit(R.getEnd(), S->getEndLoc());
+}
+
+bool isWithinAny(const Stmt *S, llvm::ArrayRef<const Expr *> Ranges,
+                 const SourceManager &SM) {
+  return llvm::any_of(Ranges, [&](const Expr *R) {
+    return R && isWithin(S, R->getSourceRange(), SM);
+  });
+}
+
+/// Whether \p E names \p VD.
+bool names(const Expr *E, const VarDecl *VD, ASTContext &Ctx) {
+  return E && !ast_matchers::match(
+                   findAll(declRefExpr(to(varDecl(equalsNode(VD))))), *E, Ctx)
+                   .empty();
+}
+
+} // namespace
+
+llvm::SmallVector<const VarDecl *, 2>
+PointwiseFormulas::removedLocals(llvm::ArrayRef<const Expr *> Kept) const {
+  // What stays named: the copied expressions, then, transitively, the
+  // initializers of the locals they keep.
+  llvm::SmallVector<const Expr *, 4> Named(Kept.begin(), Kept.end());
+  llvm::SmallVector<const VarDecl *, 2> Removed(Consumed.begin(),
+                                                Consumed.end());
+  for (size_t I = 0; I < Named.size(); ++I) {
+    auto Stays = [&](const VarDecl *VD) { return names(Named[I], VD, Ctx); };
+    for (const VarDecl *VD : Removed)
+      if (Stays(VD))
+        Named.push_back(VD->getInit());
+    llvm::erase_if(Removed, Stays);
+  }
+  return Removed;
+}
+
+unsigned
+PointwiseFormulas::kernelsRemoved(llvm::ArrayRef<const Expr *> Kept,
+                                  llvm::ArrayRef<const VarDecl *> Removed) const {
   const SourceManager &SM = Ctx.getSourceManager();
-  SourceRange R = Operand->getSourceRange();
-  auto Inside = [&](const Expr *E) {
-    return !SM.isBeforeInTranslationUnit(E->getBeginLoc(), R.getBegin()) &&
-           !SM.isBeforeInTranslationUnit(R.getEnd(), E->getEndLoc());
-  };
-  return llvm::count_if(Kernels, [&](const Expr *E) { return !Inside(E); });
+  llvm::SmallVector<const Expr *, 4> Written = {Root};
+  for (const VarDecl *VD : Removed)
+    Written.push_back(VD->getInit());
+  return llvm::count_if(Kernels, [&](const Expr *E) {
+    return isWithinAny(E, Written, SM) && !isWithinAny(E, Kept, SM);
+  });
 }
 
 } // namespace clang::tidy::torch

@@ -82,11 +82,17 @@ public:
 
   /// The fused op that the root computes, or nothing.
   std::optional<FusedFormula> match();
-  /// The tensor operations (kernels) the formula runs as written, those
-  /// that compute its operand \p Operand aside.
-  unsigned kernelsAround(const Expr *Operand) const;
-  /// The locals read through: their declarations go with the fix.
-  llvm::ArrayRef<const VarDecl *> consumedLocals() const { return Consumed; }
+  /// The locals read through whose declarations the fix removes: those
+  /// that neither \p Kept (the expressions whose text the fused call
+  /// copies: its operand and dimension) nor the initializer of a local that
+  /// stays names. A local read through only to see what an atom computes
+  /// (`G` in `log(1 + exp(G))`) is still named by the fix and stays.
+  llvm::SmallVector<const VarDecl *, 2>
+  removedLocals(llvm::ArrayRef<const Expr *> Kept) const;
+  /// The tensor operations (kernels) the fix removes: those of the root and
+  /// of the initializers of \p Removed, those inside \p Kept aside.
+  unsigned kernelsRemoved(llvm::ArrayRef<const Expr *> Kept,
+                          llvm::ArrayRef<const VarDecl *> Removed) const;
   /// The namespace of the first qualified function of the formula as
   /// written (`torch::`, `at::`), or empty.
   llvm::StringRef qualifier() const { return Qualifier; }

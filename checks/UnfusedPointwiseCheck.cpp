@@ -85,6 +85,64 @@ bool isArgumentOfLog(const Expr *E, ASTContext &Ctx) {
   return false;
 }
 
+/// The fix of a formula: the fused call, the locals whose declarations go
+/// with it and the kernels it saves. An operand that is itself a formula is
+/// fused too (`softplus(silu(x))`), so that one --fix leaves nothing for a
+/// second to change.
+struct FusedFix {
+  FusedFormula Formula;
+  std::string Text;
+  llvm::SmallVector<const VarDecl *, 2> Removed;
+  unsigned Kernels = 0; ///< the written-out kernels the fix replaces
+  unsigned Calls = 1;   ///< the fused calls in Text
+};
+
+/// Formulas nested deeper than this keep their innermost operands as
+/// written.
+constexpr unsigned MaxNesting = 4;
+
+std::optional<FusedFix> fusedFix(const Expr *Root, ASTContext &Ctx,
+                                 unsigned Depth) {
+  if (Depth > MaxNesting || inMacro(Root->getSourceRange()) ||
+      Root->isInstantiationDependent())
+    return std::nullopt;
+  PointwiseFormulas Formulas(Ctx, Root);
+  std::optional<FusedFormula> F = Formulas.match();
+  if (!F || inMacro(F->Operand->getSourceRange()))
+    return std::nullopt;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = Ctx.getLangOpts();
+  FusedFix Fix;
+  Fix.Formula = *F;
+  std::string Operand;
+  if (std::optional<FusedFix> Inner = fusedFix(F->Operand, Ctx, Depth + 1)) {
+    Operand = std::move(Inner->Text);
+    Fix.Removed = std::move(Inner->Removed);
+    Fix.Kernels = Inner->Kernels;
+    Fix.Calls += Inner->Calls;
+  } else {
+    Operand = utils::sourceText(F->Operand->getSourceRange(), SM, LO);
+  }
+  if (Operand.empty())
+    return std::nullopt;
+  std::string Qualifier = Formulas.qualifier().str();
+  if (Qualifier.empty())
+    Qualifier = utils::torchNamespace(Ctx) + "::";
+  Fix.Text = Qualifier + F->Function.str() + "(" + Operand;
+  if (F->Dim)
+    Fix.Text += ", " + utils::sourceText(F->Dim->getSourceRange(), SM, LO);
+  Fix.Text += F->Extra.str() + ")";
+  // The fused call copies the operand's and the dimension's text: the
+  // locals they name stay declared.
+  const Expr *Kept[] = {F->Operand, F->Dim};
+  llvm::SmallVector<const VarDecl *, 2> Removed = Formulas.removedLocals(Kept);
+  Fix.Kernels += Formulas.kernelsRemoved(Kept, Removed);
+  for (const VarDecl *VD : Removed)
+    if (!llvm::is_contained(Fix.Removed, VD))
+      Fix.Removed.push_back(VD);
+  return Fix;
+}
+
 } // namespace
 
 void UnfusedPointwiseCheck::registerMatchers(MatchFinder *Finder) {
@@ -107,33 +165,19 @@ void UnfusedPointwiseCheck::registerMatchers(MatchFinder *Finder) {
 void UnfusedPointwiseCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Root = Result.Nodes.getNodeAs<Expr>("root");
   ASTContext &Ctx = *Result.Context;
-  const SourceManager &SM = Ctx.getSourceManager();
-  const LangOptions &LO = Ctx.getLangOpts();
-  if (!Root || inMacro(Root->getSourceRange()) ||
-      Root->isInstantiationDependent())
+  if (!Root)
     return;
-  PointwiseFormulas Formulas(Ctx, Root);
-  std::optional<FusedFormula> F = Formulas.match();
-  if (!F || (F->Function == "softmax" && isArgumentOfLog(Root, Ctx)))
+  std::optional<FusedFix> Fix = fusedFix(Root, Ctx, 0);
+  if (!Fix || (Fix->Formula.Function == "softmax" && isArgumentOfLog(Root, Ctx)))
     return;
-  std::string Operand =
-      utils::sourceText(F->Operand->getSourceRange(), SM, LO);
-  if (Operand.empty() || inMacro(F->Operand->getSourceRange()))
-    return;
-  std::string Qualifier = Formulas.qualifier().str();
-  if (Qualifier.empty())
-    Qualifier = utils::torchNamespace(Ctx) + "::";
-  std::string Fused = Qualifier + F->Function.str() + "(" + Operand;
-  if (F->Dim)
-    Fused += ", " + utils::sourceText(F->Dim->getSourceRange(), SM, LO);
-  Fused += F->Extra.str() + ")";
-
-  std::string Format = "%0 written out in %1 kernels; '%2' computes it in one";
-  Format += F->Accuracy.str();
+  std::string Format = "%0 written out in %1 kernels; '%2' computes it in ";
+  Format += Fix->Calls == 1 ? "one" : "%3";
+  Format += Fix->Formula.Accuracy.str();
   auto D = diag(Root->getBeginLoc(), Format)
-           << F->Name << Formulas.kernelsAround(F->Operand) << Fused;
-  D << FixItHint::CreateReplacement(Root->getSourceRange(), Fused);
-  for (const VarDecl *VD : Formulas.consumedLocals())
+           << Fix->Formula.Name << Fix->Kernels << Fix->Text << Fix->Calls;
+  D << FixItHint::CreateReplacement(Root->getSourceRange(), Fix->Text);
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const VarDecl *VD : Fix->Removed)
     if (const DeclStmt *DS = declarationOf(VD, Ctx))
       D << FixItHint::CreateRemoval(wholeLinesOf(DS, SM));
   utils::recordStatementPayload(getID(), Root->getBeginLoc(), Root, Ctx);

@@ -154,6 +154,86 @@ Tensor swish(const Tensor &x) {
 }
 } // namespace nn
 
+// --- Temporaries: a fix removes a local only when nothing names it ----------
+
+// The softplus reads G through to see what the exp computes, but its fix
+// names G: G stays, and gets the GELU's own fix.
+torch::Tensor geluThenSoftplus(const torch::Tensor &H) {
+  auto G = 0.5 * H * (1 + torch::tanh(0.7978845608 * (H + 0.044715 * torch::pow(H, 3))));
+  return torch::log(1 + torch::exp(G));
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: warning: tanh-approximated GELU written out in 8 kernels; 'torch::gelu(H, "tanh")' computes it in one
+  // CHECK-MESSAGES: :[[@LINE-2]]:10: warning: softplus written out in 3 kernels; 'torch::softplus(G)' computes it in one
+  // CHECK-FIXES: {{^}}  auto G = torch::gelu(H, "tanh");{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  return torch::softplus(G);{{$}}
+}
+
+// log1p's operand is the local itself: it stays.
+torch::Tensor log1pOfLocal(const torch::Tensor &a, const torch::Tensor &b) {
+  auto t = a * b;
+  return torch::log(1 + t);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: log(1 + x) written out in 2 kernels; 'torch::log1p(t)' computes it in one
+  // CHECK-FIXES: {{^}}  auto t = a * b;{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  return torch::log1p(t);{{$}}
+}
+
+// An operand that is a formula itself is fused too: one --fix is enough.
+torch::Tensor softplusOfSilu(const torch::Tensor &x) {
+  return torch::log(1 + torch::exp(x * torch::sigmoid(x)));
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: softplus written out in 5 kernels; 'torch::softplus(torch::silu(x))' computes it in 2, without overflow for large inputs
+  // CHECK-MESSAGES: :[[@LINE-2]]:36: warning: SiLU written out in 2 kernels; 'torch::silu(x)' computes it in one
+  // CHECK-FIXES: {{^}}  return torch::softplus(torch::silu(x));{{$}}
+}
+
+// The local holding the exp goes; its operand, a SiLU, is fused with it.
+torch::Tensor softplusThroughExp(const torch::Tensor &x) {
+  auto e = torch::exp(x * torch::sigmoid(x));
+  return torch::log1p(e);
+  // CHECK-MESSAGES: :[[@LINE-2]]:23: warning: SiLU written out in 2 kernels; 'torch::silu(x)' computes it in one
+  // CHECK-MESSAGES: :[[@LINE-2]]:10: warning: softplus written out in 4 kernels; 'torch::softplus(torch::silu(x))' computes it in 2
+  // CHECK-FIXES: {{^}}torch::Tensor softplusThroughExp(const torch::Tensor &x) {{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  return torch::softplus(torch::silu(x));{{$}}
+}
+
+// The SiLU held in a local is the softplus's operand: the local stays, with
+// its own fix.
+torch::Tensor softplusOfSiluLocal(const torch::Tensor &x) {
+  auto s = x * torch::sigmoid(x);
+  return torch::log(1 + torch::exp(s));
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: warning: SiLU written out in 2 kernels; 'torch::silu(x)' computes it in one
+  // CHECK-MESSAGES: :[[@LINE-2]]:10: warning: softplus written out in 3 kernels; 'torch::softplus(s)' computes it in one
+  // CHECK-FIXES: {{^}}  auto s = torch::silu(x);{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  return torch::softplus(s);{{$}}
+}
+
+// Used again after the formula: not read through, and kept.
+torch::Tensor expUsedAfter(const torch::Tensor &x) {
+  auto e = torch::exp(x);
+  auto y = torch::log(1 + e);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: log(1 + x) written out in 2 kernels; 'torch::log1p(e)' computes it in one
+  // CHECK-FIXES: {{^}}  auto e = torch::exp(x);{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  auto y = torch::log1p(e);{{$}}
+  return y + e;
+}
+
+// In a loop and in a lambda.
+torch::Tensor inLoopAndLambda(torch::Tensor x, int steps) {
+  for (int i = 0; i < steps; ++i) {
+    auto g = torch::sigmoid(x);
+    x = x * g;
+    // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: SiLU written out in 2 kernels; 'torch::silu(x)' computes it in one
+    // CHECK-FIXES: {{^}}  for (int i = 0; i < steps; ++i) {{{$}}
+    // CHECK-FIXES-NEXT: {{^}}    x = torch::silu(x);{{$}}
+  }
+  auto act = [](const torch::Tensor &h) {
+    auto e = torch::exp(h);
+    return e / e.sum(-1, true);
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: softmax written out in 3 kernels; 'torch::softmax(h, -1)' computes it in one
+    // CHECK-FIXES: {{^}}  auto act = [](const torch::Tensor &h) {{{$}}
+    // CHECK-FIXES-NEXT: {{^}}    return torch::softmax(h, -1);{{$}}
+  };
+  return act(x);
+}
+
 // --- Negative ---------------------------------------------------------------
 
 // A gate: two different tensors.
