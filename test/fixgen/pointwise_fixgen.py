@@ -24,7 +24,7 @@ and a second --fix must change nothing. Where the driver's --help lists
 --no-fix-check (its safety net drops fixes that do not compile), this is
 done twice: with --no-fix-check, so the check's own fixes are what is
 tested, and without it, where the driver must also print no note that a
-fix was "not applied".
+fix was "not applied" or that the fixes "were not checked".
 
 FLAGS default to C++17 and the mock LibTorch headers of
 test/checkers/Inputs/libtorch (--mock, --version): %torch_mock_1_13 in lit.
@@ -556,6 +556,13 @@ def dropped_fixes(output):
             if m.group("kind") == "note" and "not applied" in m.group("msg")]
 
 
+def unchecked(output):
+    """The safety net's notes that it could not judge the fixes: on code
+    that compiles, a failure of the driver (e.g. its PCH rebuilt under it
+    by a parallel run)."""
+    return [l for l in output.splitlines() if "fixes were not checked" in l]
+
+
 def check_generated(args, index, cases, flags, modes):
     """One generated file in every mode; failures are named by case."""
     out = Outcome()
@@ -594,6 +601,8 @@ def check_generated(args, index, cases, flags, modes):
             name = case_at(secs, int(m.group("line"))) or path
             out.fail(name, "[%s] the driver dropped a fix of the check: %s"
                      % (mode, m.group(0)))
+        for line in unchecked(output):
+            out.fail("[%s] %s" % (mode, os.path.basename(path)), line)
         # (a) the fixed file compiles
         rc, errors = compile_once(args, flags, path, fixed, compiled)
         if rc != 0:
@@ -682,6 +691,8 @@ def check_seed(args, path, modes):
             for m in dropped_fixes(output):
                 out.fail(unit, "[%s] the driver dropped a fix: %s"
                          % (mode, m.group(0)))
+            for line in unchecked(output) if compiles else []:
+                out.fail(unit, "[%s] %s" % (mode, line))
             fixed = read(fixed_path)
             if compiles and fixed != text:
                 rc, errors = compile_once(args, flags, fixed_path, fixed,
