@@ -115,6 +115,12 @@ Plan planVerification(const json &Findings, const VerifyOptions &O,
     const CheckInfo *Info = findCheck(R.Check);
     R.Verdict = judgeUnmeasured(F.value("code", json::object()), Info, O, Cuda,
                                 R.Reason);
+    // The analysis found the fix-it not to compile: nothing to measure.
+    if (F.contains("unsafe_fix")) {
+      R.Verdict = Outcome::NotVerifiable;
+      R.Reason = "its fix-it does not compile: " +
+                 F.value("unsafe_fix", std::string());
+    }
     if (R.Verdict != Outcome::None)
       continue;
     if (std::string Why = referenceOnlyReason(Info); !Why.empty()) {

@@ -151,6 +151,14 @@ void ProgramVerifier::planResults() {
     Report.Results.push_back(resultFor(F, I, O));
     VerifyResult &R = Report.Results.back();
     std::vector<Edit> Edits = editsOf(F);
+    // The analysis found the fix-it not to compile: nothing to build.
+    if (F.contains("unsafe_fix")) {
+      notVerifiable(R,
+                    "its fix-it does not compile: " +
+                        F.value("unsafe_fix", std::string()),
+                    "compile-error");
+      continue;
+    }
     if (Edits.empty()) {
       notVerifiable(R, "the finding has no fix-it to measure", "");
       R.Kind.clear(); // nothing was built or run for it

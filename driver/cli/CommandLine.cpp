@@ -138,6 +138,13 @@ const OptionSpec Options[] = {
      [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
        return setPath(O.CollectFacts, V, "collect-facts", "file");
      }},
+    {"no-fix-check", "",
+     "Apply and export fix-its without parsing the fixed code again (by "
+     "default, a fix-it that would not compile is dropped with a note)",
+     [](TorchOptions &O, llvm::StringRef) -> llvm::Error {
+       O.FixCheck = false;
+       return llvm::Error::success();
+     }},
     {"verify", "", "Run libtorch-tidy-verify on the findings",
      [](TorchOptions &O, llvm::StringRef) -> llvm::Error {
        O.Verify = true;

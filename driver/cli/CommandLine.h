@@ -72,6 +72,9 @@ struct TorchOptions {
   /// --project-index=FILE: the index the checks read (a whole-project run
   /// gives its children the one it built).
   std::string ProjectIndex;
+  /// Not --no-fix-check: fixes that would not compile are neither applied
+  /// nor exported unmarked (support/FixCheck).
+  bool FixCheck = true;
 };
 
 /// What an argument passed on to clang-tidy is.

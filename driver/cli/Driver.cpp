@@ -22,6 +22,7 @@
 #include "export/SarifExport.h"
 #include "project/ProjectRun.h"
 #include "support/AtomicWrite.h"
+#include "support/FixCheck.h"
 #include "support/FixitApply.h"
 #include "support/PayloadIO.h"
 #include "support/SafeFix.h"
@@ -232,6 +233,31 @@ void addDefaultFlags(CommandLine &CL) {
   CL.addCompilerArgs(Flags);
 }
 
+/// What the safety net of the fix-its parses the named files with: their
+/// compile commands as clang-tidy gets them, and the automatic PCH.
+FixCheckOptions fixCheckOptions(const DriverRun &R) {
+  const CommandLine &CL = R.CL;
+  FixCheckOptions O;
+  O.Compile.BuildPath = CL.BuildPath;
+  if (CL.DashDash)
+    O.Compile.Fixed = CL.FixedArgs;
+  O.Compile.Before = CL.ExtraArgsBefore;
+  O.Compile.After = CL.ExtraArgs;
+  O.Sources = CL.Sources;
+  O.CacheDir = R.CacheDir;
+  O.Pch = CL.Torch.Pch;
+  return O;
+}
+
+/// Without --fix, the fixes clang-tidy exported to \p FixesYaml are
+/// checked and the unsafe ones marked there, before the findings and SARIF
+/// are made from them. (With --fix, support/ClangTidyHooks.cpp did it.)
+llvm::Error markExportedFixes(const DriverRun &R, llvm::StringRef FixesYaml) {
+  if (R.CL.Fix || !R.CL.Torch.FixCheck)
+    return llvm::Error::success();
+  return markUnsafeFixesInExport(FixesYaml, fixCheckOptions(R));
+}
+
 /// The analysis of the named files: one file through the result cache and
 /// the automatic PCH (AnalysisCache.h), else clang-tidy in this process.
 int analyze(const DriverRun &R, bool Payloads) {
@@ -384,6 +410,8 @@ int runWholeProject(const DriverRun &R) {
     P.Args.push_back("--no-cache");
   if (!T.UseIndex)
     P.Args.push_back("--no-project-index");
+  if (!T.FixCheck)
+    P.Args.push_back("--no-fix-check");
   for (std::string &A : CL.clangTidyArgs(/*WithBuildPath=*/false))
     P.Args.push_back(std::move(A));
   if (!P.OwnConfig && T.UseIndex)
@@ -453,7 +481,10 @@ int analyzeAndExport(DriverRun &R) {
   llvm::StringMap<std::string> Originals = readOriginals(CL);
   int RC = inputExitCode(analyze(R, !CL.Torch.Findings.empty()));
   // A failed export ends the run before the verifier.
-  if (llvm::Error E = writeExports(CL.Torch, *CL.ExportFixes, Originals)) {
+  llvm::Error E = markExportedFixes(R, *CL.ExportFixes);
+  if (!E)
+    E = writeExports(CL.Torch, *CL.ExportFixes, Originals);
+  if (E) {
     reportError(std::move(E));
     return RC ? RC : 1;
   }
@@ -464,9 +495,16 @@ int analyzeAndExport(DriverRun &R) {
 /// asked for.
 int runOnFiles(DriverRun &R) {
   const TorchOptions &T = R.CL.Torch;
-  if (T.Findings.empty() && T.Sarif.empty() && !T.Verify)
-    return inputExitCode(analyze(R, false));
-  return analyzeAndExport(R);
+  if (!T.Findings.empty() || !T.Sarif.empty() || T.Verify)
+    return analyzeAndExport(R);
+  int RC = inputExitCode(analyze(R, false));
+  if (!R.CL.ExportFixes)
+    return RC;
+  if (llvm::Error E = markExportedFixes(R, *R.CL.ExportFixes)) {
+    reportError(std::move(E));
+    return RC ? RC : 1;
+  }
+  return RC;
 }
 
 /// Everything but the analysis child.
@@ -502,6 +540,8 @@ int runAnalysis(CommandLine CL) {
     return runWholeProject(R);
   R.IndexPath = indexForFiles(
       R.CL, indexOptions(R.CL, R.Self, R.CacheDir, R.CacheMaxBytes));
+  if (R.CL.Fix && R.CL.Torch.FixCheck)
+    setFixCheck(fixCheckOptions(R));
   return runOnFiles(R);
 }
 

@@ -3,6 +3,7 @@
 #include "export/FindingsExport.h"
 #include "export/DiagnosticReader.h"
 #include "support/AtomicWrite.h"
+#include "support/FixCheck.h"
 #include "utils/FindingPayload.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "llvm/Support/FileSystem.h"
@@ -164,7 +165,7 @@ llvm::json::Object findingOf(const tooling::Diagnostic &D,
   auto [First, Last] = touchedRange(M, Fixes.SameFile, Payload, Text);
   auto [Begin, End] = wholeLines(Text, First, Last);
   llvm::StringRef Before = Text.slice(Begin, End);
-  return llvm::json::Object{
+  llvm::json::Object Finding{
       {"check", D.DiagnosticName},
       {"level", levelName(D.DiagLevel)},
       {"file", M.FilePath},
@@ -176,6 +177,10 @@ llvm::json::Object findingOf(const tooling::Diagnostic &D,
       {"code", codeObject(Payload, positionOf(Text, Begin).Line, Before.str(),
                           afterFixes(Before, Begin, Fixes.SameFile))},
   };
+  // A fix-it that would not compile stays, marked with the compiler's error.
+  if (std::optional<std::string> Error = unsafeFixError(D))
+    Finding["unsafe_fix"] = std::move(*Error);
+  return Finding;
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #include "CheckTable.h"
 #include "export/DiagnosticReader.h"
 #include "export/FindingsExport.h"
+#include "support/FixCheck.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
 #include "llvm/ADT/StringExtras.h"
@@ -213,9 +214,7 @@ public:
          fingerprint(D.DiagnosticName, Where.Key, Line, Occurrences[Key]++)}};
     llvm::json::Array Changes = changesOf(M);
     if (!Changes.empty())
-      Result["fixes"] = llvm::json::Array{llvm::json::Object{
-          {"description", llvm::json::Object{{"text", "Apply the fix-it"}}},
-          {"artifactChanges", std::move(Changes)}}};
+      Result["fixes"] = llvm::json::Array{fixOf(D, std::move(Changes))};
     llvm::json::Array Related = relatedOf(D);
     if (!Related.empty())
       Result["relatedLocations"] = std::move(Related);
@@ -223,6 +222,24 @@ public:
   }
 
 private:
+  /// The fix object; one that would not compile says so and is marked
+  /// unsafe in its properties, with the compiler's error.
+  static llvm::json::Object fixOf(const tooling::Diagnostic &D,
+                                  llvm::json::Array Changes) {
+    std::optional<std::string> Error = unsafeFixError(D);
+    llvm::json::Object Fix{
+        {"description",
+         llvm::json::Object{{"text", Error ? "Unsafe fix-it: the fixed code "
+                                             "does not compile"
+                                           : "Apply the fix-it"}}},
+        {"artifactChanges", std::move(Changes)}};
+    if (Error)
+      Fix["properties"] = llvm::json::Object{
+          {"libtorch-tidy/unsafe", true},
+          {"libtorch-tidy/compileError", std::move(*Error)}};
+    return Fix;
+  }
+
   /// The fix-its as artifactChanges, one per file.
   llvm::json::Array changesOf(const tooling::DiagnosticMessage &M) {
     llvm::json::Array Changes;

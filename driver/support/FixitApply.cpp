@@ -190,9 +190,14 @@ std::vector<FixitEdit> selectFixes(const llvm::json::Array &Findings,
     const llvm::json::Object *R = It == Verdicts.end() ? nullptr : It->second;
     llvm::StringRef Verdict =
         R ? R->getString("verdict").value_or("") : llvm::StringRef();
-    bool Take = pays(Mode, Verdict);
+    // A fix-it the analysis found not to compile is never applied.
+    std::optional<llvm::StringRef> Unsafe = F->getString("unsafe_fix");
+    bool Take = !Unsafe && pays(Mode, Verdict);
     llvm::outs() << "libtorch-tidy: " << (Take ? "applying" : "left out")
-                 << " the fix of " << where(*F) << ": " << verdictLine(R)
+                 << " the fix of " << where(*F) << ": "
+                 << (Unsafe ? "unsafe, the fixed code does not compile: " +
+                                  Unsafe->str()
+                            : verdictLine(R))
                  << "\n";
     if (Take)
       Chosen.insert(Chosen.end(), Edits.begin(), Edits.end());
