@@ -350,6 +350,15 @@ bool isRepeatableCall(const Expr *E, unsigned Depth) {
            allRepeatable(C->Args, Depth);
   if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
     return allRepeatable(CE->arguments(), Depth);
+  // Scalar math (std::sqrt(2.0 / M_PI)) of repeatable operands.
+  if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    return FD && FD->getIdentifier() && E->getType()->isArithmeticType() &&
+           llvm::is_contained({"sqrt", "sqrtf", "exp", "expf", "pow", "powf",
+                               "log", "logf", "tanh", "erf"},
+                              FD->getName()) &&
+           allRepeatable(CE->arguments(), Depth);
+  }
   return false;
 }
 
@@ -405,7 +414,9 @@ std::optional<double> constantValue(const Expr *E, const ASTContext &Ctx,
 
 bool isRepeatableOperand(const Expr *E, unsigned Depth) {
   E = utils::ignoreWrappers(E);
-  if (!E || Depth > 8)
+  // Deep enough for a formula over an indexed operand
+  // (`x.index({Slice(0, 4)})` is five levels by itself).
+  if (!E || Depth > 16)
     return false;
   if (isa<DeclRefExpr, IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr,
           CXXThisExpr, CXXDefaultArgExpr>(E))
@@ -442,7 +453,8 @@ void PointwiseFormulas::build(const Expr *E, Polynomial &Out,
   if (Depth < MaxDepth &&
       (buildArithmetic(E, Out, Depth) || buildPower(E, Out, Depth)))
     return;
-  if (const VarDecl *VD = Depth < MaxDepth ? readableLocal(E) : nullptr) {
+  if (const VarDecl *VD =
+          ReadThrough && Depth < MaxDepth ? readableLocal(E) : nullptr) {
     if (!llvm::is_contained(Consumed, VD))
       Consumed.push_back(VD);
     build(VD->getInit(), Out, Depth + 1);
@@ -563,10 +575,60 @@ unsigned PointwiseFormulas::intern(PointwiseAtom A) {
   return Atoms.size() - 1;
 }
 
+/// Whether \p E is a view of \p Base: indexing, or a view method on it.
+static bool isViewOf(const Expr *E, const Expr *Base) {
+  // A method's object: the base of its member expression.
+  if (const auto *ME = dyn_cast<MemberExpr>(Base))
+    Base = ME->getBase();
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+    return Op->getOperator() == OO_Subscript && Op->getNumArgs() > 0 &&
+           utils::ignoreWrappers(Op->getArg(0)) == utils::ignoreWrappers(Base);
+  std::optional<TorchCall> C = torchCall(E);
+  return C && !C->Args.empty() && !C->Function &&
+         utils::ignoreWrappers(C->Args[0]) == utils::ignoreWrappers(Base) &&
+         llvm::is_contained({"view", "reshape", "slice", "narrow", "select",
+                             "transpose", "permute", "unsqueeze", "squeeze",
+                             "flatten", "contiguous", "t", "index", "detach",
+                             "expand"},
+                            C->Name);
+}
+
+/// Whether the reference \p Ref only reads its value: an operand of
+/// arithmetic, or of a pointwise function or method that makes a new tensor
+/// (no view that could be written through later, no in-place op).
+bool PointwiseFormulas::isPureRead(const DeclRefExpr *Ref) const {
+  const Expr *Child = Ref;
+  for (unsigned Depth = 0; Depth < 16; ++Depth) {
+    DynTypedNodeList Parents = Ctx.getParents(*Child);
+    const auto *P = Parents.empty() ? nullptr : Parents[0].get<Expr>();
+    if (!P)
+      return false;
+    // Wrappers, and the member of a method call the call itself decides.
+    if (utils::ignoreWrappers(P) == utils::ignoreWrappers(Child) ||
+        isa<MemberExpr>(P)) {
+      Child = P;
+      continue;
+    }
+    if (arithmeticOperator(P))
+      return true;
+    // A view of it is read as the view is.
+    if (isViewOf(P, Child)) {
+      Child = P;
+      continue;
+    }
+    std::optional<TorchCall> C = torchCall(P);
+    return C && (fnNamed(C->Name) != PointwiseFn::None ||
+                 llvm::is_contained({"mul", "div", "add", "sub", "pow", "neg",
+                                     "abs", "clone", "square"},
+                                    C->Name));
+  }
+  return false;
+}
+
 /// A local tensor whose initializer is a part of the formula (arithmetic or
-/// one of its functions), used only inside the root, declared alone in the
-/// root's block before it, with nothing in between that touches what its
-/// initializer reads.
+/// one of its functions), used only inside the scope of the fix, declared
+/// alone in the root's block before it, with nothing in between that may
+/// change what its initializer reads (reading it is fine).
 const VarDecl *PointwiseFormulas::readableLocal(const Expr *E) const {
   const auto *Ref = dyn_cast<DeclRefExpr>(E);
   const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
@@ -582,20 +644,31 @@ const VarDecl *PointwiseFormulas::readableLocal(const Expr *E) const {
   if (!Body || !Block)
     return nullptr;
   const SourceManager &SM = Ctx.getSourceManager();
-  SourceRange R = Root->getSourceRange();
+  auto Inside = [&](SourceLocation L, SourceRange R) {
+    return !SM.isBeforeInTranslationUnit(L, R.getBegin()) &&
+           !SM.isBeforeInTranslationUnit(R.getEnd(), L);
+  };
   for (const BoundNodes &N :
        ast_matchers::match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("ref")),
              *Body, Ctx)) {
     SourceLocation L = N.getNodeAs<DeclRefExpr>("ref")->getBeginLoc();
-    if (SM.isBeforeInTranslationUnit(L, R.getBegin()) ||
-        SM.isBeforeInTranslationUnit(R.getEnd(), L))
+    if (!Inside(L, Root->getSourceRange()) &&
+        llvm::none_of(Scope, [&](const Expr *S) {
+          return Inside(L, S->getSourceRange());
+        }))
       return nullptr;
   }
   // The declaration, then only statements that leave its inputs alone.
   llvm::SmallVector<const Decl *, 4> Inputs;
+  // The local variables it reads (not the functions it calls, nor the
+  // globals of their default arguments).
   for (const BoundNodes &N :
-       ast_matchers::match(findAll(declRefExpr().bind("ref")), *Init, Ctx))
-    Inputs.push_back(N.getNodeAs<DeclRefExpr>("ref")->getDecl());
+       ast_matchers::match(findAll(declRefExpr().bind("ref")), *Init, Ctx)) {
+    const ValueDecl *D = N.getNodeAs<DeclRefExpr>("ref")->getDecl();
+    const auto *V = dyn_cast<VarDecl>(D);
+    if (isa<BindingDecl>(D) || (V && !V->hasGlobalStorage()))
+      Inputs.push_back(D);
+  }
   bool Seen = false;
   for (const Stmt *S : Block->body()) {
     if (S == Statement)
@@ -608,9 +681,11 @@ const VarDecl *PointwiseFormulas::readableLocal(const Expr *E) const {
     if (!Seen)
       continue;
     for (const Decl *D : Inputs)
-      if (!ast_matchers::match(findAll(declRefExpr(to(decl(equalsNode(D))))), *S, Ctx)
-               .empty())
-        return nullptr;
+      for (const BoundNodes &N : ast_matchers::match(
+               findAll(declRefExpr(to(decl(equalsNode(D)))).bind("use")), *S,
+               Ctx))
+        if (!isPureRead(N.getNodeAs<DeclRefExpr>("use")))
+          return nullptr;
     if (!isRepeatableOperand(Init))
       return nullptr;
   }
@@ -719,6 +794,20 @@ std::optional<FusedFormula> PointwiseFormulas::matchQuotient(const Expr *Num,
                       ", without overflow for large inputs", true};
 }
 
+/// log(exp(x) / exp(x).sum(d, true)), the log of a written-out softmax.
+std::optional<FusedFormula>
+PointwiseFormulas::matchLogOfQuotient(const PointwiseAtom &A) {
+  std::optional<Arithmetic> Q = arithmetic(A.E);
+  if (A.Fn != PointwiseFn::None || !Q || Q->Op != '/')
+    return std::nullopt;
+  std::optional<FusedFormula> Softmax = matchQuotient(Q->L, Q->R);
+  if (!Softmax || Softmax->Function != "softmax")
+    return std::nullopt;
+  noteKernel(A.E);
+  return FusedFormula{"log-softmax", "log_softmax", "", Softmax->Operand,
+                      Softmax->Dim, ", and more accurately", true};
+}
+
 std::optional<FusedFormula>
 PointwiseFormulas::matchLog(const PointwiseAtom &Log) {
   const Polynomial &P = Log.ArgForm;
@@ -736,15 +825,8 @@ PointwiseFormulas::matchLog(const PointwiseAtom &Log) {
     if (A->Fn == PointwiseFn::Softmax)
       return FusedFormula{"log-softmax", "log_softmax", "", A->Arg, A->Dim,
                           ", and more accurately", false};
-    std::optional<Arithmetic> Q = arithmetic(A->E);
-    if (A->Fn != PointwiseFn::None || !Q || Q->Op != '/')
-      return std::nullopt;
-    std::optional<FusedFormula> Softmax = matchQuotient(Q->L, Q->R);
-    if (!Softmax || Softmax->Function != "softmax")
-      return std::nullopt;
-    noteKernel(A->E);
-    return FusedFormula{"log-softmax", "log_softmax", "", Softmax->Operand,
-                        Softmax->Dim, ", and more accurately", true};
+    if (std::optional<FusedFormula> F = matchLogOfQuotient(*A))
+      return F;
   }
   // log(1 + x), log(x + 1): x as written, whatever it is.
   std::optional<Arithmetic> Plus = arithmetic(Log.Arg);
@@ -765,6 +847,22 @@ PointwiseFormulas::matchLog(const PointwiseAtom &Log) {
 }
 
 std::optional<FusedFormula> PointwiseFormulas::match() {
+  if (std::optional<FusedFormula> F = matchOnce())
+    return F;
+  if (Consumed.empty())
+    return std::nullopt;
+  // Read through, a local that holds a sum turns a product into a sum of
+  // terms (`u * sigmoid(u)` with `u = e - 1`): the formula may still be
+  // there with the local as one operand.
+  Atoms.clear();
+  Kernels.clear();
+  Consumed.clear();
+  Qualifier.clear();
+  ReadThrough = false;
+  return matchOnce();
+}
+
+std::optional<FusedFormula> PointwiseFormulas::matchOnce() {
   const Expr *E = utils::ignoreWrappers(Root);
   if (!isTensorExpr(E))
     return std::nullopt;

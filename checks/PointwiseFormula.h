@@ -77,8 +77,13 @@ struct FusedFormula {
 
 class PointwiseFormulas {
 public:
-  PointwiseFormulas(ASTContext &Ctx, const Expr *Root)
-      : Ctx(Ctx), Root(Root) {}
+  /// \p Scope: what else the fix removes, when the root is a part of it (an
+  /// operand fused with its formula): the expression it replaces and the
+  /// initializers of the locals it removes. A local named elsewhere only in
+  /// \p Scope goes with that text too, and may be read through.
+  PointwiseFormulas(ASTContext &Ctx, const Expr *Root,
+                    llvm::ArrayRef<const Expr *> Scope = {})
+      : Ctx(Ctx), Root(Root), Scope(Scope.begin(), Scope.end()) {}
 
   /// The fused op that the root computes, or nothing.
   std::optional<FusedFormula> match();
@@ -107,21 +112,27 @@ private:
   unsigned intern(PointwiseAtom A);
   bool sameAtom(const PointwiseAtom &A, const PointwiseAtom &B) const;
   const VarDecl *readableLocal(const Expr *E) const;
+  bool isPureRead(const DeclRefExpr *Ref) const;
   void noteKernel(const Expr *E);
 
+  std::optional<FusedFormula> matchOnce();
   std::optional<FusedFormula> matchPolynomial(const Polynomial &P) const;
   std::optional<FusedFormula> matchGelu(const Polynomial &P) const;
   std::optional<FusedFormula> matchQuotient(const Expr *Num,
                                             const Expr *Den);
   std::optional<FusedFormula> matchLog(const PointwiseAtom &Log);
+  std::optional<FusedFormula> matchLogOfQuotient(const PointwiseAtom &A);
   const PointwiseAtom *single(const Polynomial &P, double Coef) const;
 
   ASTContext &Ctx;
   const Expr *Root;
+  llvm::SmallVector<const Expr *, 4> Scope;
   llvm::SmallVector<PointwiseAtom, 8> Atoms;
   llvm::DenseSet<const Expr *> Kernels;
   llvm::SmallVector<const VarDecl *, 2> Consumed;
   std::string Qualifier;
+  /// Whether locals are read through (see match()).
+  bool ReadThrough = true;
 };
 
 /// Whether reading \p E twice gives the same value: names, members,

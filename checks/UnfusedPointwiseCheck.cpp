@@ -101,24 +101,39 @@ struct FusedFix {
 /// written.
 constexpr unsigned MaxNesting = 4;
 
-std::optional<FusedFix> fusedFix(const Expr *Root, ASTContext &Ctx,
-                                 unsigned Depth) {
+/// The fix of the formula \p Root; \p Scope: what else the whole fix
+/// removes (see PointwiseFormulas).
+std::optional<FusedFix> fusedFix(const Expr *Root,
+                                 llvm::ArrayRef<const Expr *> Scope,
+                                 ASTContext &Ctx, unsigned Depth) {
   if (Depth > MaxNesting || inMacro(Root->getSourceRange()) ||
       Root->isInstantiationDependent())
     return std::nullopt;
-  PointwiseFormulas Formulas(Ctx, Root);
+  PointwiseFormulas Formulas(Ctx, Root, Scope);
   std::optional<FusedFormula> F = Formulas.match();
   if (!F || inMacro(F->Operand->getSourceRange()))
     return std::nullopt;
-  const SourceManager &SM = Ctx.getSourceManager();
-  const LangOptions &LO = Ctx.getLangOpts();
   FusedFix Fix;
   Fix.Formula = *F;
+  // The fused call copies the operand's and the dimension's text: the
+  // locals they name stay declared.
+  const Expr *Kept[] = {F->Operand, F->Dim};
+  Fix.Removed = Formulas.removedLocals(Kept);
+  Fix.Kernels = Formulas.kernelsRemoved(Kept, Fix.Removed);
+  llvm::SmallVector<const Expr *, 4> InnerScope(Scope.begin(), Scope.end());
+  InnerScope.push_back(Root);
+  for (const VarDecl *VD : Fix.Removed)
+    InnerScope.push_back(VD->getInit());
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = Ctx.getLangOpts();
   std::string Operand;
-  if (std::optional<FusedFix> Inner = fusedFix(F->Operand, Ctx, Depth + 1)) {
+  if (std::optional<FusedFix> Inner =
+          fusedFix(F->Operand, InnerScope, Ctx, Depth + 1)) {
     Operand = std::move(Inner->Text);
-    Fix.Removed = std::move(Inner->Removed);
-    Fix.Kernels = Inner->Kernels;
+    for (const VarDecl *VD : Inner->Removed)
+      if (!llvm::is_contained(Fix.Removed, VD))
+        Fix.Removed.push_back(VD);
+    Fix.Kernels += Inner->Kernels;
     Fix.Calls += Inner->Calls;
   } else {
     Operand = utils::sourceText(F->Operand->getSourceRange(), SM, LO);
@@ -132,14 +147,6 @@ std::optional<FusedFix> fusedFix(const Expr *Root, ASTContext &Ctx,
   if (F->Dim)
     Fix.Text += ", " + utils::sourceText(F->Dim->getSourceRange(), SM, LO);
   Fix.Text += F->Extra.str() + ")";
-  // The fused call copies the operand's and the dimension's text: the
-  // locals they name stay declared.
-  const Expr *Kept[] = {F->Operand, F->Dim};
-  llvm::SmallVector<const VarDecl *, 2> Removed = Formulas.removedLocals(Kept);
-  Fix.Kernels += Formulas.kernelsRemoved(Kept, Removed);
-  for (const VarDecl *VD : Removed)
-    if (!llvm::is_contained(Fix.Removed, VD))
-      Fix.Removed.push_back(VD);
   return Fix;
 }
 
@@ -167,7 +174,7 @@ void UnfusedPointwiseCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   if (!Root)
     return;
-  std::optional<FusedFix> Fix = fusedFix(Root, Ctx, 0);
+  std::optional<FusedFix> Fix = fusedFix(Root, {}, Ctx, 0);
   if (!Fix || (Fix->Formula.Function == "softmax" && isArgumentOfLog(Root, Ctx)))
     return;
   std::string Format = "%0 written out in %1 kernels; '%2' computes it in ";

@@ -205,6 +205,40 @@ torch::Tensor softplusOfSiluLocal(const torch::Tensor &x) {
   // CHECK-FIXES-NEXT: {{^}}  return torch::softplus(s);{{$}}
 }
 
+// Read between its declaration and the formula (not changed): the local is
+// still read through.
+torch::Tensor readInBetween(const torch::Tensor &h) {
+  auto s = torch::softmax(h, 0);
+  auto t = torch::softmax(h, -1);
+  auto y = torch::log(s);
+  return y + t;
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: warning: log-softmax written out in 2 kernels; 'torch::log_softmax(h, 0)' computes it in one
+  // CHECK-FIXES: {{^}}torch::Tensor readInBetween(const torch::Tensor &h) {{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  auto t = torch::softmax(h, -1);{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  auto y = torch::log_softmax(h, 0);{{$}}
+}
+
+// Read through, the sum in u hides the product: u is the SiLU's operand.
+torch::Tensor sumLocalInProduct(const torch::Tensor &x, const torch::Tensor &b) {
+  const auto u = torch::exp(x + b) - 1;
+  auto v = torch::sigmoid(b);
+  return v + u.mul(u.sigmoid());
+  // CHECK-MESSAGES: :[[@LINE-3]]:18: warning: exp(x) - 1 written out in 2 kernels; 'torch::expm1(x + b)' computes it in one
+  // CHECK-MESSAGES: :[[@LINE-2]]:14: warning: SiLU written out in 2 kernels; 'torch::silu(u)' computes it in one
+  // CHECK-FIXES: {{^}}  const auto u = torch::expm1(x + b);{{$}}
+  // CHECK-FIXES: {{^}}  return v + torch::silu(u);{{$}}
+}
+
+// r is named twice in the SiLU, whose fix keeps one: the reciprocal square
+// root in it is fused too, and r goes.
+torch::Tensor usedTwiceInFormula(const torch::Tensor &x) {
+  auto r = torch::sqrt(x);
+  return (1 / r) * torch::sigmoid(1 / r);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: SiLU written out in 4 kernels; 'torch::silu(torch::rsqrt(x))' computes it in 2
+  // CHECK-FIXES: {{^}}torch::Tensor usedTwiceInFormula(const torch::Tensor &x) {{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  return torch::silu(torch::rsqrt(x));{{$}}
+}
+
 // Used again after the formula: not read through, and kept.
 torch::Tensor expUsedAfter(const torch::Tensor &x) {
   auto e = torch::exp(x);
