@@ -242,6 +242,8 @@ void ZeroGradCheck::registerMatchers(MatchFinder *Finder) {
       cxxMemberCallExpr(
           utils::isOutsideLibTorch(),
           callee(cxxMethodDecl(hasName("zero_"), ofClass(TensorClass))),
+          // LibTorch's zero_() takes nothing: a zero_(n) is someone else's.
+          unless(hasAnyArgument(unless(cxxDefaultArgExpr()))),
           on(ignoringImplicit(GradAccess)), hasAncestor(Loop),
           unless(isInTemplateInstantiation()))
           .bind("manualZero"),
