@@ -331,9 +331,16 @@ buildPch(const SourceCommand &Cmd, const std::vector<std::string> &Flags,
          const PchFiles &Files, llvm::StringRef Prefix) {
   fs::create_directories(llvm::sys::path::parent_path(Files.Pch));
   llvm::SmallString<256> TempPch, Headers;
-  llvm::Error Written = writeFileAtomically(Files.Header, Prefix);
-  bool Failed = static_cast<bool>(Written);
-  llvm::consumeError(std::move(Written));
+  // The header is written only when it differs: a PCH records its mtime, so
+  // rewriting the same text (a parallel run building the same PCH) would
+  // make the other run's PCH stale.
+  bool Failed = false;
+  auto Old = llvm::MemoryBuffer::getFile(Files.Header);
+  if (!Old || (*Old)->getBuffer() != Prefix) {
+    llvm::Error Written = writeFileAtomically(Files.Header, Prefix);
+    Failed = static_cast<bool>(Written);
+    llvm::consumeError(std::move(Written));
+  }
   if (Failed || fs::createUniqueFile(Files.Pch + ".%%%%%%%%.tmp", TempPch) ||
       createRunTempFile("pch", "headers", Headers))
     return noPch("cannot write to the cache directory");

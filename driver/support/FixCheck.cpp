@@ -329,8 +329,16 @@ findUnsafeFixes(llvm::ArrayRef<const tooling::Diagnostic *> Diags,
   if (!WithAll)
     return std::vector<UnsafeFix>();
   // Only code that compiled is judged: the parse must succeed without the
-  // fixes (it may not, where the analysis saw other flags).
-  if (std::optional<std::string> Before = FirstError({}))
+  // fixes (it may not, where the analysis saw other flags). A PCH that
+  // another run rebuilt meanwhile is not worth a verdict: without it.
+  std::optional<std::string> Before = FirstError({});
+  if (Before && llvm::any_of(Units, [](const Unit &U) { return !U.Pch.empty(); })) {
+    for (Unit &U : Units)
+      U.Pch.clear();
+    Parsed.clear();
+    Before = FirstError({});
+  }
+  if (Before)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "the code does not compile as it is either: " + *Before);
