@@ -568,8 +568,12 @@ static void limitVariableFix(BiasSite &Site, const VarDecl *VD,
         .quoted(VD->getName())
         .text(" is used elsewhere too");
   } else if (Site.Fix == BiasSite::FixKind::AppendToOptions && Site.Target &&
-             Site.Target->getBeginLoc() == VD->getLocation()) {
-    // `Conv2dOptions opts(3, 16, 3);`: no expression to append to.
+             (Site.Target->getBeginLoc() == VD->getLocation() ||
+              (VD->getInitStyle() != VarDecl::CInit &&
+               Site.Target->IgnoreImplicit() ==
+                   VD->getInit()->IgnoreImplicit()))) {
+    // `Conv2dOptions opts(3, 16, 3);` or `opts{3, 16, 3}`: no expression to
+    // append to.
     Site.Fix = BiasSite::FixKind::None;
     Site.NoFix.text("options variable ")
         .quoted(VD->getName())

@@ -12,6 +12,7 @@
 #include "utils/ParentWalk.h"
 #include "utils/SourceText.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/QualTypeNames.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/Lex/Lexer.h"
@@ -70,6 +71,10 @@ private:
   std::string text(const Expr *E) const {
     return utils::sourceText(E->getSourceRange(), SM, LangOpts);
   }
+  bool startsWithBrace(const Expr *E) const {
+    return *SM.getCharacterData(E->getBeginLoc()) == '{';
+  }
+  std::string spelledType(QualType T) const;
 
   const TUState &S;
   ASTContext &Ctx;
@@ -191,6 +196,14 @@ bool FindingBuilder::fixesAt(const BiasSite &Site, StringRef Off,
         Lexer::getLocForEndOfToken(Site.Target->getEndLoc(), 0, SM, LangOpts);
     if (InMacro(Site.Target->getBeginLoc()) || End.isInvalid())
       return false;
+    // `{3, 16, 3}` names no type to call .bias() on: give it its type.
+    if (startsWithBrace(Site.Target)) {
+      std::string Type = spelledType(Site.Target->getType());
+      if (Type.empty())
+        return false;
+      Fixes.push_back(
+          FixItHint::CreateInsertion(Site.Target->getBeginLoc(), Type));
+    }
     Fixes.push_back(
         FixItHint::CreateInsertion(End, (".bias(" + Off + ")").str()));
     return true;
@@ -222,6 +235,17 @@ bool FindingBuilder::fixesAt(const BiasSite &Site, StringRef Off,
     return true;
   }
   return false;
+}
+
+/// \p T as code can name it anywhere (`torch::nn::Conv2dOptions`), or ""
+/// for a type that has no such name.
+std::string FindingBuilder::spelledType(QualType T) const {
+  const auto *RD = T->getAsCXXRecordDecl();
+  if (!RD || !RD->getIdentifier() || !RD->isExternallyVisible())
+    return "";
+  PrintingPolicy Policy(LangOpts);
+  Policy.SuppressUnwrittenScope = true;
+  return TypeName::getFullyQualifiedName(T.getUnqualifiedType(), Ctx, Policy);
 }
 
 /// Whether every call of \p Site's helper is followed by a BatchNorm; if

@@ -10,6 +10,7 @@
 #include "HostSyncAccumulateFix.h"
 #include "HostSyncAnalysis.h"
 #include "utils/DeviceAnalysis.h"
+#include "utils/FreshName.h"
 #include "utils/LibTorchNames.h"
 #include "utils/SourceText.h"
 #include "clang-tidy/utils/DeclRefExprUtils.h"
@@ -149,6 +150,11 @@ bool widensTo(const DTypeInfo &From, const DTypeInfo &To) {
 /// A factor must not widen the product: a tensor keeps its dtype when
 /// multiplied by a host scalar, the host's arithmetic would not.
 bool factorKeepsDtype(const Expr *Factor, const DTypeInfo &Item) {
+  // An integer item times an unsigned factor can be unsigned arithmetic on
+  // the host (the factor's type after conversion): a negative item would
+  // wrap there, not on the device.
+  if (!Item.Floating && Factor->getType()->isUnsignedIntegerType())
+    return false;
   if (Factor->getType()->isIntegerType())
     return true;
   std::optional<DTypeInfo> FactorType = dtypeFor(Factor->getType());
@@ -244,10 +250,22 @@ std::string operandText(const Expr *E, const Expr *Inner,
   return "(" + Text + ")";
 }
 
+/// Whether an integer factor of type \p T must be cast to become a Scalar:
+/// LibTorch 1.x's Scalar takes int and int64_t but no unsigned or
+/// `long long` type, for which `tensor * n` is ambiguous.
+bool needsScalarCast(QualType T, const ASTContext &Ctx) {
+  if (!T->isIntegerType() || T->isBooleanType())
+    return false;
+  QualType C = T.getCanonicalType().getUnqualifiedType();
+  return C != Ctx.IntTy &&
+         C != Ctx.getIntTypeForBitwidth(64, /*Signed=*/true);
+}
+
 /// What the device adds per iteration: `x.detach().to(torch::kFloat)`,
 /// with the factor; "" where the source text cannot be read.
 std::string deviceTerm(const Accumulation &A, llvm::StringRef Ns,
-                       const SourceManager &SM, const LangOptions &LangOpts) {
+                       const ASTContext &Ctx, const SourceManager &SM,
+                       const LangOptions &LangOpts) {
   const Expr *Object = A.Item->getImplicitObjectArgument();
   if (utils::sourceText(Object->getSourceRange(), SM, LangOpts).empty())
     return "";
@@ -260,18 +278,14 @@ std::string deviceTerm(const Accumulation &A, llvm::StringRef Ns,
   std::string FactorText = operandText<DeclRefExpr, IntegerLiteral,
                                        FloatingLiteral, CallExpr, ParenExpr>(
       A.Factor, A.Factor->IgnoreImpCasts(), SM, LangOpts);
+  // int64_t holds every signed factor, and unsigned ones below 2^63.
+  if (needsScalarCast(A.Factor->IgnoreImpCasts()->getType(), Ctx))
+    FactorText =
+        "static_cast<int64_t>(" +
+        utils::sourceText(A.Factor->getSourceRange(), SM, LangOpts) + ")";
   if (A.FactorFirst)
     return FactorText + " * " + Value;
   return Value + (A.FactorOp == BO_Mul ? " * " : " / ") + FactorText;
-}
-
-/// `<total>_device`, with `_` added until the function declares no such
-/// name.
-std::string freshName(const VarDecl *Total, const Stmt &Body, ASTContext &Ctx) {
-  std::string Name = Total->getName().str() + "_device";
-  while (!match(findAll(namedDecl(hasName(Name))), Body, Ctx).empty())
-    Name += "_";
-  return Name;
 }
 
 AccumulateFix buildFix(const Accumulation &A, const LoopPlace &Place,
@@ -300,7 +314,8 @@ AccumulateFix buildFix(const Accumulation &A, const LoopPlace &Place,
 
 std::optional<AccumulateFix>
 accumulateOnDevice(const Expr *ItemCall, const Stmt *Loop, ASTContext &Ctx,
-                   const SourceManager &SM, const LangOptions &LangOpts) {
+                   const SourceManager &SM, const LangOptions &LangOpts,
+                   HandedOutNames &HandedOut) {
   const auto *MC = dyn_cast<CXXMemberCallExpr>(ItemCall);
   const CXXMethodDecl *M = MC ? MC->getMethodDecl() : nullptr;
   if (!M || !M->getTemplateSpecializationArgs() ||
@@ -319,11 +334,15 @@ accumulateOnDevice(const Expr *ItemCall, const Stmt *Loop, ASTContext &Ctx,
       !othersUseTotalPlainly(*A, Loop, *Fn->getBody(), Ctx, SM))
     return std::nullopt;
   std::string Ns = utils::torchNamespace(Ctx);
-  std::string Value = deviceTerm(*A, Ns, SM, LangOpts);
+  std::string Value = deviceTerm(*A, Ns, Ctx, SM, LangOpts);
   if (Value.empty())
     return std::nullopt;
-  return buildFix(*A, *Place, Value, Ns,
-                  freshName(A->Total, *Fn->getBody(), Ctx));
+  // Other loops of the function may add their own `<total>_device`.
+  llvm::StringSet<> &Taken = HandedOut[Fn->getCanonicalDecl()];
+  std::string Acc = utils::freshNameIn(
+      *Fn, A->Total->getName().str() + "_device", Ctx, Taken);
+  Taken.insert(Acc);
+  return buildFix(*A, *Place, Value, Ns, Acc);
 }
 
 } // namespace clang::tidy::torch::hostsync

@@ -74,6 +74,7 @@ void HostSyncInLoopCheck::onStartOfTranslationUnit() {
   Calls.reset();
   Reported.clear();
   FunctionWalks.clear();
+  AccumulatorNames.clear();
   MentionsCuda.reset();
   DeviceGeneric = false;
 }
@@ -315,7 +316,7 @@ void HostSyncInLoopCheck::report(const Finding &Found, const Stmt *Loop,
     std::optional<AccumulateFix> Fix;
     if (F.Kind == &ItemSync && !InInstantiation)
       Fix = accumulateOnDevice(F.Sync, Loop, Ctx, Ctx.getSourceManager(),
-                               getLangOpts());
+                               getLangOpts(), AccumulatorNames);
     diag(Loc, "%0 synchronizes the host with the device per iteration of "
               "the loop; %1")
         << F.What << Hint

@@ -3,6 +3,7 @@
 #ifndef LIBTORCH_TIDY_CHECKS_HOSTSYNCINLOOPCHECK_H
 #define LIBTORCH_TIDY_CHECKS_HOSTSYNCINLOOPCHECK_H
 
+#include "HostSyncAccumulateFix.h"
 #include "utils/TorchCheck.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -87,6 +88,9 @@ private:
   /// function runs outside its loops.
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionWalk>>
       FunctionWalks;
+  /// Per translation unit: the device totals the fixes declare, so that two
+  /// loops of a function never declare the same one.
+  hostsync::HandedOutNames AccumulatorNames;
 };
 
 } // namespace clang::tidy::torch

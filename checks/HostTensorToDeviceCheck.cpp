@@ -82,14 +82,15 @@ bool isCachedResult(const Expr *Move, ASTContext &Ctx) {
   }
 }
 
-/// Every declaration \p E refers to is declared before \p Loc.
+/// Every local declaration \p E refers to is declared before \p Loc:
+/// variables, and the names of structured bindings (`auto [dev, n] = ...`).
 bool declaredBefore(const Expr *E, SourceLocation Loc,
                     const SourceManager &SM) {
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const ValueDecl *D = Ref->getDecl();
-    if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->isLocalVarDeclOrParm())
-      if (!SM.isBeforeInTranslationUnit(VD->getLocation(), Loc))
-        return false;
+    if (isa<VarDecl, BindingDecl>(D) && D->getParentFunctionOrMethod() &&
+        !SM.isBeforeInTranslationUnit(D->getLocation(), Loc))
+      return false;
   }
   for (const Stmt *Child : E->children())
     if (const auto *ChildExpr = dyn_cast_or_null<Expr>(Child))

@@ -19,6 +19,7 @@
 #include "clang/Lex/Lexer.h"
 #include "utils/ConstantFacts.h"
 #include "utils/FindingPayload.h"
+#include "utils/FreshName.h"
 #include "utils/LibTorchHeaders.h"
 #include "utils/LibTorchNames.h"
 #include "utils/ParentWalk.h"
@@ -322,10 +323,38 @@ bool returnsNoTensor(const FunctionDecl *FD) {
   return T->isVoidType() || T->isBuiltinType() || T->isEnumeralType();
 }
 
-bool declaresName(const Stmt *Body, StringRef Name, ASTContext &Ctx) {
-  return !match(stmt(forEachDescendant(varDecl(hasName(Name)).bind("v"))),
-                *Body, Ctx)
-              .empty();
+/// Whether \p S is \p Outer or inside it, in the same function.
+bool encloses(const Stmt *Outer, const Stmt *S, ASTContext &Ctx) {
+  if (!Outer)
+    return false;
+  DynTypedNode Cur = DynTypedNode::create(*S);
+  for (unsigned Steps = 0; Steps < 256; ++Steps) {
+    if (Cur.get<Stmt>() == Outer)
+      return true;
+    DynTypedNodeList Parents = Ctx.getParents(Cur);
+    if (Parents.empty() || Parents[0].get<FunctionDecl>() ||
+        Parents[0].get<LambdaExpr>())
+      return false;
+    Cur = Parents[0];
+  }
+  return false;
+}
+
+/// The statement after the one that holds \p Eval, in the innermost block
+/// around \p Eval that also holds \p Call: a guard there covers \p Call
+/// and nothing before eval(). Null where eval() and \p Call share a
+/// statement of that block.
+const Stmt *statementAfterEval(const Expr *Eval, const Expr *Call,
+                               ASTContext &Ctx) {
+  auto [EvalStmt, Block] = utils::statementInBlock(Eval, Ctx);
+  while (Block && !encloses(Block, Call, Ctx))
+    std::tie(EvalStmt, Block) = utils::statementInBlock(Block, Ctx);
+  if (!Block || encloses(EvalStmt, Call, Ctx))
+    return nullptr;
+  for (auto It = Block->body_begin(); It != Block->body_end(); ++It)
+    if (*It == EvalStmt && It + 1 != Block->body_end())
+      return *(It + 1);
+  return nullptr;
 }
 
 } // namespace
@@ -534,7 +563,8 @@ void MissingNoGradCheck::check(const MatchFinder::MatchResult &Result) {
 }
 
 std::optional<FixItHint> MissingNoGradCheck::guardFix(const Expr *Call,
-                                                      const Context &C) {
+                                                      const Context &C,
+                                                      const char *&NoFix) {
   const SourceManager &SM = Ctx->getSourceManager();
   // The first statement of the function, when nothing in it needs
   // gradients; else of the loop body; else the statement after eval().
@@ -555,22 +585,27 @@ std::optional<FixItHint> MissingNoGradCheck::guardFix(const Expr *Call,
       !Before && Block && !Block->body_empty())
     Before = Block->body_front();
   if (!Before && C.Eval && !C.Loop) {
-    auto [EvalStmt, Block] = utils::statementInBlock(C.Eval, *Ctx);
-    for (auto It = Block ? Block->body_begin() : nullptr;
-         Block && It != Block->body_end(); ++It)
-      if (*It == EvalStmt && It + 1 != Block->body_end())
-        Before = *(It + 1);
+    Before = statementAfterEval(C.Eval, Call, *Ctx);
+    if (!Before)
+      NoFix = "no block around the call starts after eval()";
   }
   if (!Before || Before->getBeginLoc().isMacroID())
     return std::nullopt;
+  // A guard in a block that ends before the call would never cover it.
+  if (!encloses(utils::statementInBlock(Before, *Ctx).second, Call, *Ctx)) {
+    NoFix = "the block the guard would go into does not hold the call";
+    return std::nullopt;
+  }
   SourceLocation At = Before->getBeginLoc();
   std::optional<std::string> Indent = indentOf(At, SM);
   if (Inserted.contains(At))
     return FixItHint();
   Inserted.insert(At);
+  // Free in the whole function: a parameter or a global of the name would
+  // clash with the guard or be hidden by it.
   std::string Var = Guard == "InferenceMode" ? "inference_mode" : "no_grad";
-  if (declaresName(C.Body, Var, *Ctx))
-    Var += "_guard";
+  if (!utils::isNameFreeIn(*C.Fn, Var, *Ctx))
+    Var = utils::freshNameIn(*C.Fn, Var + "_guard", *Ctx);
   std::string Type = Guard == "InferenceMode"
                          ? std::string("c10::InferenceMode")
                          : utils::torchNamespace(*Ctx) + "::NoGradGuard";
@@ -597,7 +632,8 @@ void MissingNoGradCheck::report(const Expr *Call, const Context &C) {
   SourceLocation Loc = Ctx->getSourceManager().getExpansionLoc(
       Call->getExprLoc());
   utils::recordStatementPayload(getID(), Loc, Call, *Ctx);
-  std::optional<FixItHint> Fix = guardFix(Call, C);
+  const char *NoFix = "the code around the call also needs gradients";
+  std::optional<FixItHint> Fix = guardFix(Call, C, NoFix);
   {
     auto Diag = diag(Loc, "forward pass %0 runs with autograd on: it records "
                           "the graph and keeps activations for a backward() "
@@ -621,10 +657,7 @@ void MissingNoGradCheck::report(const Expr *Call, const Context &C) {
          DiagnosticIDs::Note)
         << C.Fn;
   if (!Fix)
-    diag(Loc,
-         "no guard is inserted: the code around the call also needs "
-         "gradients",
-         DiagnosticIDs::Note);
+    diag(Loc, "no guard is inserted: %0", DiagnosticIDs::Note) << NoFix;
 }
 
 TORCH_TIDY_CHECK_FACTORY(MissingNoGradCheck)

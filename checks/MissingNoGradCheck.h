@@ -46,7 +46,9 @@ private:
   /// The forward() that \p Call runs turns autograd off itself.
   bool calleeGuards(const Expr *Call);
   void report(const Expr *Call, const Context &C);
-  std::optional<FixItHint> guardFix(const Expr *Call, const Context &C);
+  /// The inserted guard, or std::nullopt and \p NoFix says why.
+  std::optional<FixItHint> guardFix(const Expr *Call, const Context &C,
+                                    const char *&NoFix);
 
   const std::string Guard;
   std::unique_ptr<utils::TrainingCode> Training;

@@ -21,6 +21,7 @@
 #include "utils/FindingPayload.h"
 #include "utils/LibTorchHeaders.h"
 #include "utils/LibTorchVersion.h"
+#include "utils/ParentWalk.h"
 
 using namespace clang::ast_matchers;
 
@@ -164,6 +165,122 @@ std::optional<bool> evaluateBool(const Expr *E, const ASTContext &Ctx) {
   if (!E->EvaluateAsBooleanCondition(Value, Ctx))
     return std::nullopt;
   return Value;
+}
+
+/// How \p Call to \p Method zero-fills, or std::nullopt where it resets or
+/// its argument is not a constant. \p DefaultSetToNone receives the value of
+/// the parameter's default, when there is one to read.
+std::optional<ZeroFillKind> zeroFillKind(const CXXMemberCallExpr *Call,
+                                         const CXXMethodDecl *Method,
+                                         const ASTContext &Ctx,
+                                         std::optional<bool> &DefaultSetToNone) {
+  if (Method->getNumParams() == 0)
+    return ZeroFillKind::NoParameter;
+  if (const ParmVarDecl *Param = Method->getParamDecl(0);
+      Param->hasDefaultArg() && !Param->hasUnparsedDefaultArg() &&
+      !Param->hasUninstantiatedDefaultArg())
+    DefaultSetToNone = evaluateBool(Param->getDefaultArg(), Ctx);
+  if (Call->getNumArgs() == 0)
+    return std::nullopt;
+  const Expr *Arg = Call->getArg(0);
+  if (isa<CXXDefaultArgExpr>(Arg)) {
+    if (!DefaultSetToNone || *DefaultSetToNone)
+      return std::nullopt;
+    return ZeroFillKind::DefaultFalse;
+  }
+  // A runtime value may be chosen on purpose: stay silent.
+  std::optional<bool> SetToNone = evaluateBool(Arg, Ctx);
+  if (!SetToNone || *SetToNone)
+    return std::nullopt;
+  return ZeroFillKind::ExplicitFalse;
+}
+
+/// The definitions that share the source text of \p FD, an instantiated
+/// function: every instantiation of its pattern that this translation unit
+/// defines. std::nullopt where they cannot all be found (a lambda or a
+/// member template of a class template).
+std::optional<llvm::SmallVector<const FunctionDecl *, 4>>
+instantiationsSharingText(const FunctionDecl *FD) {
+  llvm::SmallVector<const FunctionDecl *, 4> Defs;
+  auto Add = [&](const FunctionDecl *D) {
+    // An explicit specialization has text of its own; an instantiation
+    // without a body is never compiled here.
+    if (D->getTemplateSpecializationKind() != TSK_ExplicitSpecialization &&
+        D->doesThisDeclarationHaveABody())
+      Defs.push_back(D);
+  };
+  if (const FunctionTemplateDecl *FTD = FD->getPrimaryTemplate()) {
+    if (FTD->getInstantiatedFromMemberTemplate())
+      return std::nullopt;
+    for (const FunctionDecl *Spec : FTD->specializations())
+      Add(Spec);
+    return Defs;
+  }
+  const FunctionDecl *Pattern = FD->getInstantiatedFromMemberFunction();
+  const auto *Class = Pattern ? dyn_cast<CXXRecordDecl>(Pattern->getParent())
+                              : nullptr;
+  const ClassTemplateDecl *CTD =
+      Class ? Class->getDescribedClassTemplate() : nullptr;
+  if (!CTD || CTD->getInstantiatedFromMemberTemplate())
+    return std::nullopt;
+  for (const ClassTemplateSpecializationDecl *Spec : CTD->specializations())
+    for (const CXXMethodDecl *M : Spec->methods())
+      if (const FunctionDecl *From = M->getInstantiatedFromMemberFunction();
+          From && From->getCanonicalDecl() == Pattern->getCanonicalDecl())
+        Add(M);
+  return Defs;
+}
+
+/// The member call written at \p Loc in the body of \p FD, if any.
+const CXXMemberCallExpr *memberCallAt(const FunctionDecl *FD,
+                                      SourceLocation Loc, ASTContext &Ctx) {
+  for (const BoundNodes &N :
+       match(findAll(cxxMemberCallExpr().bind("c")), *FD->getBody(), Ctx))
+    if (const auto *C = N.getNodeAs<CXXMemberCallExpr>("c");
+        C->getExprLoc() == Loc)
+      return C;
+  return nullptr;
+}
+
+/// An instantiation whose call differs from the one reported, and the
+/// other method it calls there (null where it calls none, or the same one
+/// with another argument).
+struct SharedTextConflict {
+  SourceLocation At;
+  const CXXMethodDecl *Callee = nullptr;
+};
+
+/// The text of a template is shared by all its instantiations: a fix-it
+/// there must be right for each. Why it would not be, or "" when every
+/// instantiation binds the call to \p Method with the same effect.
+std::string sharedTextProblem(const CXXMemberCallExpr *Call,
+                              const CXXMethodDecl *Method, ZeroFillKind Kind,
+                              ASTContext &Ctx,
+                              std::optional<SharedTextConflict> &Conflict) {
+  if (match(expr(isInTemplateInstantiation()), *Call, Ctx).empty())
+    return "";
+  const FunctionDecl *FD = utils::enclosingFunction(Call, Ctx);
+  std::optional<llvm::SmallVector<const FunctionDecl *, 4>> Defs =
+      FD ? instantiationsSharingText(FD) : std::nullopt;
+  if (!Defs)
+    return "the call is in a template whose instantiations cannot all be "
+           "checked";
+  for (const FunctionDecl *Def : *Defs) {
+    const CXXMemberCallExpr *Other =
+        memberCallAt(Def, Call->getExprLoc(), Ctx);
+    const CXXMethodDecl *OtherMethod = Other ? Other->getMethodDecl() : nullptr;
+    const bool Same =
+        OtherMethod &&
+        OtherMethod->getCanonicalDecl() == Method->getCanonicalDecl();
+    std::optional<bool> Ignored;
+    if (Same && zeroFillKind(Other, OtherMethod, Ctx, Ignored) == Kind)
+      continue;
+    Conflict = SharedTextConflict{Def->getPointOfInstantiation(),
+                                  Same ? nullptr : OtherMethod};
+    return "another instantiation of the template makes a different call "
+           "here";
+  }
+  return "";
 }
 
 /// A name for a loop variable that does not clash with an identifier of
@@ -350,37 +467,22 @@ void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
   const SourceManager &SM = *Result.SourceManager;
   ASTContext &Ctx = *Result.Context;
   if (utils::isInLibTorchHeader(Call->getBeginLoc(), SM) ||
-      !Reported.insert(Call->getExprLoc().getRawEncoding()).second)
+      Reported.contains(Call->getExprLoc().getRawEncoding()))
     return;
   const bool IsModule = Method->getParent()->getName() == "Module";
   if (IsModule && !IncludeModules)
     return;
 
   // What the call does, read from the declaration it binds to.
-  ZeroFillKind Kind;
   std::optional<bool> DefaultSetToNone;
-  if (Method->getNumParams() == 0) {
-    Kind = ZeroFillKind::NoParameter;
-  } else {
-    if (const ParmVarDecl *Param = Method->getParamDecl(0);
-        Param->hasDefaultArg() && !Param->hasUnparsedDefaultArg() &&
-        !Param->hasUninstantiatedDefaultArg())
-      DefaultSetToNone = evaluateBool(Param->getDefaultArg(), Ctx);
-    if (Call->getNumArgs() == 0)
-      return;
-    const Expr *Arg = Call->getArg(0);
-    if (isa<CXXDefaultArgExpr>(Arg)) {
-      if (!DefaultSetToNone || *DefaultSetToNone)
-        return;
-      Kind = ZeroFillKind::DefaultFalse;
-    } else {
-      std::optional<bool> SetToNone = evaluateBool(Arg, Ctx);
-      // A runtime value may be chosen on purpose: stay silent.
-      if (!SetToNone || *SetToNone)
-        return;
-      Kind = ZeroFillKind::ExplicitFalse;
-    }
-  }
+  std::optional<ZeroFillKind> Found =
+      zeroFillKind(Call, Method, Ctx, DefaultSetToNone);
+  if (!Found)
+    return;
+  const ZeroFillKind Kind = *Found;
+  // Marked only now: where one instantiation of a template resets, another
+  // may still zero-fill.
+  Reported.insert(Call->getExprLoc().getRawEncoding());
 
   // The version in use: the headers', else the option.
   std::optional<utils::TorchVersion> Version =
@@ -405,6 +507,9 @@ void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
 
   SourceLocation ReadAt;
   std::string NoFix = unsafeFixReason(Call, Ctx, ReadAt);
+  std::optional<SharedTextConflict> Conflict;
+  if (NoFix.empty())
+    NoFix = sharedTextProblem(Call, Method, Kind, Ctx, Conflict);
   std::optional<FixItHint> Fix;
   if (NoFix.empty()) {
     switch (Kind) {
@@ -434,6 +539,13 @@ void ZeroGradCheck::checkZeroGradCall(const CXXMemberCallExpr *Call,
   if (!NoFix.empty()) {
     diag(Call->getExprLoc(), "%0; no fix-it: %1") << Message << NoFix;
     noteGradientRead(ReadAt);
+    if (Conflict && Conflict->Callee)
+      diag(Conflict->At, "instantiated here, where the call is to '%0'",
+           DiagnosticIDs::Note)
+          << Conflict->Callee->getQualifiedNameAsString();
+    else if (Conflict)
+      diag(Conflict->At, "instantiated here, where the call differs",
+           DiagnosticIDs::Note);
     return;
   }
   diag(Call->getExprLoc(), "%0") << Message << *Fix;

@@ -143,6 +143,32 @@ nn::Sequential helperOptions() {
   // CHECK-FIXES: {{^}}  return nn::Sequential(nn::Conv2d(convOptions(3, 8).bias(false)), nn::BatchNorm2d(8),{{$}}
 }
 
+// Options built from a braced list name no type to call .bias() on: the
+// fix names it.
+nn::Conv2dOptions bracedOptions(int64_t In, int64_t Out) { return {In, Out, 3}; }
+// CHECK-FIXES: {{^}}nn::Conv2dOptions bracedOptions(int64_t In, int64_t Out) { return torch::nn::Conv2dOptions{In, Out, 3}.bias(false); }{{$}}
+
+nn::Sequential helperBracedOptions() {
+  return nn::Sequential(nn::Conv2d(bracedOptions(3, 16)), nn::BatchNorm2d(16));
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of the Conv2d from 'bracedOptions' is cancelled by the BatchNorm2d, which subtracts the per-channel mean right after; build the convolution with .bias(false) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
+}
+
+nn::Sequential bracedVariable() {
+  const nn::Conv2dOptions Opts = {3, 16, 3};
+  // CHECK-FIXES: {{^}}  const nn::Conv2dOptions Opts = torch::nn::Conv2dOptions{3, 16, 3}.bias(false);{{$}}
+  return nn::Sequential(nn::Conv2d(Opts), nn::BatchNorm2d(16));
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of this Conv2d is cancelled by the BatchNorm2d, which subtracts the per-channel mean right after; build the convolution with .bias(false) [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
+}
+
+nn::Sequential bracedDeclaration() {
+  nn::Conv2dOptions Opts{3, 16, 3};
+  return nn::Sequential(nn::Conv2d(Opts), nn::BatchNorm2d(16));
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: bias of this Conv2d is cancelled by the BatchNorm2d, which subtracts the per-channel mean right after; build the convolution with .bias(false); no fix-it: options variable 'Opts' is built by its declaration; set .bias(false) on it [torch-conv-bias-before-batchnorm]
+  // CHECK-MESSAGES: :[[@LINE-2]]:{{[0-9]+}}: note: batch norm here
+}
+
 // A helper returning a module that is also used without BatchNorm.
 nn::Conv2d conv1x1(int64_t In, int64_t Out) { return nn::Conv2d(In, Out, 1); }
 

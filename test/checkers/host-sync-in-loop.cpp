@@ -56,6 +56,118 @@ double positiveAccumulateScaled(const std::vector<Tensor> &Batches,
 // CHECK-FIXES-NEXT: {{^}}  if (num_correct_device.defined()){{$}}
 // CHECK-FIXES-NEXT: {{^}}    num_correct += num_correct_device.item<int64_t>();{{$}}
 
+// Two loops add into one total: each declares a device total of its own.
+float positiveTwoLoopsOneTotal(const std::vector<Tensor> &Train,
+                               const std::vector<Tensor> &Extra) {
+  float loss_sum = 0;
+  for (const auto &X : Train) {
+    Tensor L = computeLoss(X);
+    loss_sum += L.item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'item()' synchronizes the host with the device per iteration of the loop; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop here
+  }
+  for (const auto &X : Extra) {
+    Tensor L = computeLoss(X);
+    loss_sum += L.item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'item()' synchronizes the host with the device per iteration of the loop; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop here
+  }
+  return loss_sum;
+}
+// CHECK-FIXES: {{^}}  torch::Tensor loss_sum_device;{{$}}
+// CHECK-FIXES: {{^}}    loss_sum_device = loss_sum_device.defined() ? loss_sum_device + L.detach().to(torch::kFloat) : L.detach().to(torch::kFloat);{{$}}
+// CHECK-FIXES: {{^}}  if (loss_sum_device.defined()){{$}}
+// CHECK-FIXES-NEXT: {{^}}    loss_sum += loss_sum_device.item<float>();{{$}}
+// CHECK-FIXES-NEXT: {{^}}  torch::Tensor loss_sum_device_;{{$}}
+// CHECK-FIXES: {{^}}    loss_sum_device_ = loss_sum_device_.defined() ? loss_sum_device_ + L.detach().to(torch::kFloat) : L.detach().to(torch::kFloat);{{$}}
+// CHECK-FIXES: {{^}}  if (loss_sum_device_.defined()){{$}}
+// CHECK-FIXES-NEXT: {{^}}    loss_sum += loss_sum_device_.item<float>();{{$}}
+
+// The device total's name is taken by a parameter, a global the function
+// reads, and a member: none is redefined or hidden.
+int loss_total_device = 0;
+
+float positiveNameOfAParameter(const std::vector<Tensor> &Batches,
+                               torch::Device loss_device) {
+  float loss = 0;
+  for (const auto &X : Batches) {
+    loss += computeLoss(X.to(loss_device)).item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:44: warning: 'item()' synchronizes
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: loop here
+  }
+  return loss;
+}
+// CHECK-FIXES: {{^}}  torch::Tensor loss_device_;{{$}}
+// CHECK-FIXES: {{^}}    loss_device_ = loss_device_.defined() ? loss_device_ + computeLoss(X.to(loss_device)).detach().to(torch::kFloat) : computeLoss(X.to(loss_device)).detach().to(torch::kFloat);{{$}}
+// CHECK-FIXES: {{^}}  if (loss_device_.defined()){{$}}
+// CHECK-FIXES-NEXT: {{^}}    loss += loss_device_.item<float>();{{$}}
+
+float positiveNameOfAGlobal(const std::vector<Tensor> &Batches) {
+  float loss_total = 0;
+  for (const auto &X : Batches) {
+    loss_total += computeLoss(X).item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: 'item()' synchronizes
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: loop here
+  }
+  return loss_total + loss_total_device;
+}
+// CHECK-FIXES: {{^}}  torch::Tensor loss_total_device_;{{$}}
+// CHECK-FIXES: {{^}}    loss_total_device_ = loss_total_device_.defined() ? loss_total_device_ + computeLoss(X).detach().to(torch::kFloat) : computeLoss(X).detach().to(torch::kFloat);{{$}}
+// CHECK-FIXES: {{^}}    loss_total += loss_total_device_.item<float>();{{$}}
+
+struct Evaluator {
+  float evaluate(const std::vector<Tensor> &Batches) {
+    float score = 0;
+    for (const auto &X : Batches) {
+      score += computeLoss(X).item<float>();
+      // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'item()' synchronizes
+      // CHECK-MESSAGES: :[[@LINE-3]]:5: note: loop here
+    }
+    return score;
+  }
+  float score_device = 0;
+};
+// CHECK-FIXES: {{^}}    torch::Tensor score_device_;{{$}}
+// CHECK-FIXES: {{^}}      score += score_device_.item<float>();{{$}}
+
+// LibTorch 1.x's Scalar has no constructor for size_t: the factor is cast.
+double positiveUnsignedFactor(const std::vector<std::vector<Tensor>> &Batches) {
+  double running = 0;
+  for (const auto &Batch : Batches) {
+    Tensor L = computeLoss(Batch.front());
+    running += L.item<float>() * Batch.size();
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item()' synchronizes
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop here
+  }
+  return running;
+}
+// CHECK-FIXES: {{^}}    running_device = running_device.defined() ? running_device + L.detach().to(torch::kFloat) * static_cast<int64_t>(Batch.size()) : (L.detach().to(torch::kFloat) * static_cast<int64_t>(Batch.size())).to(torch::kDouble);{{$}}
+
+int64_t positiveLongItemTimesUnsigned(const std::vector<Tensor> &Batches,
+                                      unsigned Weight) {
+  // int64_t times unsigned is signed arithmetic on the host.
+  int64_t total = 0;
+  for (const auto &X : Batches) {
+    total += computeLoss(X).item<int64_t>() * Weight;
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item()' synchronizes
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: loop here
+  }
+  return total;
+}
+// CHECK-FIXES: {{^}}    total_device = total_device.defined() ? total_device + computeLoss(X).detach().to(torch::kLong) * static_cast<int64_t>(Weight) : computeLoss(X).detach().to(torch::kLong) * static_cast<int64_t>(Weight);{{$}}
+
+int64_t negativeIntegerItemTimesUnsigned(const std::vector<Tensor> &Batches,
+                                         unsigned Weight) {
+  // Unsigned arithmetic on the host: a negative item wraps there.
+  int64_t total = 0;
+  for (const auto &X : Batches) {
+    total += computeLoss(X).item<int>() * Weight;
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item()' synchronizes
+    // CHECK-MESSAGES: :[[@LINE-3]]:3: note: loop here
+  }
+  return total;
+}
+
 float negativeFixWouldRoundDifferently(const std::vector<Tensor> &Batches) {
   // A double read into a float total rounds at every step on the host.
   float total = 0;

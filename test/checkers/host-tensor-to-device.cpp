@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <utility>
 #include <vector>
 
 using torch::Tensor;
@@ -77,6 +78,38 @@ void warnWithoutFixWhenDeviceComesLater() {
   use(X.to(D));
   // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: tensor made on the host by 'torch::ones' and then copied to the device; create it on the device by passing the device in its options; no fix-it: the device is declared after the tensor [torch-host-tensor-to-device]
   // CHECK-MESSAGES: :[[@LINE-4]]:14: note: made on the host here
+}
+
+// Structured bindings declared after the tensor: the device cannot move up.
+std::pair<torch::Device, float> pick(int I);
+
+void warnWithoutFixWhenDeviceIsALaterBinding(int Steps) {
+  for (int I = 0; I < Steps; ++I) {
+    Tensor Noise = torch::randn({8});
+    auto [Dev, Scale] = pick(I);
+    use(Noise.to(Dev) * Scale);
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: tensor made on the host by 'torch::randn' and then copied to the device; create it on the device by passing the device in its options; no fix-it: the device is declared after the tensor [torch-host-tensor-to-device]
+    // CHECK-MESSAGES: :[[@LINE-4]]:20: note: made on the host here
+  }
+}
+
+void warnWithoutFixWhenDeviceIsALaterLoopBinding(
+    const std::vector<std::pair<int, torch::Device>> &Named) {
+  Tensor Mask = torch::ones({4});
+  for (const auto &[Id, Dev] : Named)
+    use(Mask.to(Dev));
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: tensor made on the host by 'torch::ones' and then copied to the device; create it on the device by passing the device in its options; no fix-it: the device is declared after the tensor [torch-host-tensor-to-device]
+  // CHECK-MESSAGES: :[[@LINE-4]]:17: note: made on the host here
+}
+
+void positiveDeviceIsAnEarlierBinding(std::pair<torch::Device, float> P) {
+  auto [Dev, Scale] = P;
+  Tensor Noise = torch::randn({8});
+  use(Noise.to(Dev) * Scale);
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: tensor made on the host by 'torch::randn' and then copied to the device; create it on the device by passing the device in its options [torch-host-tensor-to-device]
+  // CHECK-MESSAGES: :[[@LINE-3]]:18: note: made on the host here
+  // CHECK-FIXES: {{^}}  Tensor Noise = torch::randn({8}, torch::device(Dev));{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  use(Noise * Scale);{{$}}
 }
 
 struct Normalize {

@@ -171,6 +171,74 @@ void encodeDecode(std::shared_ptr<NetImpl> M, const at::Tensor &X) {
   torch::save(Y, "y.pt");
 }
 
+// A parameter, and a global the function reads, take the guard's name.
+bool no_grad_guard = false;
+float evaluateFlags(Net &Model, const std::vector<at::Tensor> &Inputs,
+                    bool no_grad) {
+  float Sum = 0;
+  for (const auto &X : Inputs)
+    Sum += Model->forward(X).sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: forward pass in evaluation function 'evaluateFlags' runs with autograd on
+  return no_grad || no_grad_guard ? Sum : -Sum;
+}
+// CHECK-FIXES: {{^}}                    bool no_grad) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad_guard_;{{$}}
+// CHECK-FIXES-NEXT: {{^}}  float Sum = 0;{{$}}
+
+// eval() in a block that ends before the forward pass: the guard goes into
+// the block that holds both, after the statement that calls eval().
+void trainThenCheck(Net &Model, torch::optim::SGD &Opt, const at::Tensor &X,
+                    bool Verbose) {
+  auto Loss = Model->forward(X).sum();
+  Loss.backward();
+  Opt.step();
+  if (Verbose) {
+    Model->eval();
+  }
+  auto Y = Model->forward(X);
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: forward pass after eval() runs with autograd on
+  // CHECK-MESSAGES: :[[@LINE-4]]:12: note: evaluation mode set here
+  torch::save(Y, "y.pt");
+}
+// CHECK-FIXES: {{^}}    Model->eval();{{$}}
+// CHECK-FIXES-NEXT: {{^}}  }{{$}}
+// CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
+// CHECK-FIXES-NEXT: {{^}}  auto Y = Model->forward(X);{{$}}
+
+// eval() and the forward pass in the two branches of one statement: no block
+// around the call starts after eval().
+void evalOrRun(Net &Model, torch::optim::SGD &Opt, const at::Tensor &X,
+               bool Check) {
+  auto Loss = Model->forward(X).sum();
+  Loss.backward();
+  Opt.step();
+  if (Check) {
+    Model->eval();
+  } else {
+    auto Y = Model->forward(X);
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: forward pass after eval() runs with autograd on
+    // CHECK-MESSAGES: :[[@LINE-4]]:12: note: evaluation mode set here
+    // CHECK-MESSAGES: :[[@LINE-3]]:21: note: no guard is inserted: no block around the call starts after eval()
+    torch::save(Y, "y.pt");
+  }
+}
+
+// The forward pass in a loop's condition: a guard in the loop's body would
+// not cover it.
+void trainThenSearch(Net &Model, torch::optim::SGD &Opt, const at::Tensor &X) {
+  auto Loss = Model->forward(X).sum();
+  Loss.backward();
+  Opt.step();
+  Model->eval();
+  int Steps = 0;
+  while (Model->forward(X).sum().item<float>() > Steps) {
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: forward pass after eval() runs with autograd on
+    // CHECK-MESSAGES: :[[@LINE-4]]:10: note: evaluation mode set here
+    // CHECK-MESSAGES: :[[@LINE-3]]:17: note: no guard is inserted: the block the guard would go into does not hold the call
+    ++Steps;
+  }
+}
+
 // --- Negative ---------------------------------------------------------------
 
 at::Tensor guardedPredict(Net &Model, const at::Tensor &X) {

@@ -163,3 +163,67 @@ template <class Optimizer> struct OwnTrainer {
   void step() { optimizer_->zero_grad(); }
 };
 template struct OwnTrainer<MyOptimizer>;
+
+// A function template's text is shared by its instantiations: fixed only
+// when each one calls the same zero-filling zero_grad(). Here every
+// instantiation is a LibTorch optimizer's.
+template <class Opt> void clearEach(Opt &O, const Tensor &Loss) {
+  O.zero_grad();
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: optimizer 'zero_grad()' zero-fills every gradient on LibTorch 1.13; reset the gradients instead so backward() writes them without a memset [torch-zero-grad]
+  // CHECK-FIXES: {{^}}#if TORCH_VERSION_MAJOR >= 2{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  O.zero_grad();{{$}}
+  // CHECK-FIXES-NEXT: {{^}}#else{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  for (auto &group : O.param_groups()){{$}}
+  Loss.backward();
+}
+
+void positiveEveryInstantiationIsAnOptimizer(torch::optim::SGD &Sgd,
+                                             torch::optim::Adam &Adam,
+                                             const Tensor &Loss) {
+  clearEach(Sgd, Loss);
+  clearEach(Adam, Loss);
+}
+
+// One instantiation calls a user's zero_grad(), which has no param_groups():
+// the reset loops would not compile there.
+struct NoOptimizer {
+  void zero_grad() {}
+};
+
+template <class Opt> void stepMixed(Opt &O, const Tensor &Loss) {
+  O.zero_grad();
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: optimizer 'zero_grad()' zero-fills every gradient on LibTorch 1.13; reset the gradients instead so backward() writes them without a memset; no fix-it: another instantiation of the template makes a different call here [torch-zero-grad]
+  Loss.backward();
+}
+
+void warnWithoutFixWhenAnInstantiationIsNoOptimizer(torch::optim::SGD &Sgd,
+                                                    NoOptimizer &None,
+                                                    const Tensor &Loss) {
+  stepMixed(Sgd, Loss);
+  stepMixed(None, Loss);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: instantiated here, where the call is to 'NoOptimizer::zero_grad'
+}
+
+// An optimizer and a module: both zero-fill, with fixes that differ.
+template <class T> void clearGrads(T &Target) {
+  Target.zero_grad();
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: optimizer 'zero_grad()' zero-fills every gradient on LibTorch 1.13; reset the gradients instead so backward() writes them without a memset; no fix-it: another instantiation of the template makes a different call here [torch-zero-grad]
+}
+
+void warnWithoutFixWhenAnInstantiationIsAModule(torch::optim::SGD &Opt,
+                                                NetImpl &Model) {
+  clearGrads(Opt);
+  clearGrads(Model);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: instantiated here, where the call is to 'torch::nn::Module::zero_grad'
+}
+
+// A class template instantiated with an optimizer and with a type of the
+// user's.
+template <class Optimizer> struct MixedTrainer {
+  Optimizer *optimizer_;
+  void step() { optimizer_->zero_grad(); }
+  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: optimizer 'zero_grad()' zero-fills every gradient on LibTorch 1.13; reset the gradients instead so backward() writes them without a memset; no fix-it: another instantiation of the template makes a different call here [torch-zero-grad]
+};
+template struct MixedTrainer<torch::optim::SGD>;
+template struct MixedTrainer<MyOptimizer>;
+// CHECK-MESSAGES: :[[@LINE-1]]:17: note: instantiated here, where the call is to 'MyOptimizer::zero_grad'

@@ -140,6 +140,20 @@ float train(Net &model, torch::optim::SGD &optimizer, torch::Device device,
   return running_loss / steps;
 }
 
+// A size_t factor: `tensor * n` is ambiguous on LibTorch 1.13, whose Scalar
+// has no constructor for it; the fix casts it.
+double meanLoss(const std::vector<std::vector<torch::Tensor>> &batches,
+                torch::Device device) {
+  double running = 0;
+  for (const auto &batch : batches) {
+    torch::Tensor loss = batch.front().to(device).sum();
+    running += loss.item<float>() * batch.size();
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'item()' synchronizes the host with the device per iteration of the loop; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+  }
+  // CHECK-FIXES: {{^}}    running_device = running_device.defined() ? running_device + loss.detach().to(torch::kFloat) * static_cast<int64_t>(batch.size()) : (loss.detach().to(torch::kFloat) * static_cast<int64_t>(batch.size())).to(torch::kDouble);{{$}}
+  return running;
+}
+
 void evaluate(Net &model, torch::Device device) {
   torch::NoGradGuard no_grad;
   auto inputs = torch::randn({16, 4});
