@@ -29,6 +29,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import torchtidy_scripts  # noqa: E402
 DEFAULT_FLAGS = ["-std=gnu++17", "-O3", "-DNDEBUG", "-D_GLIBCXX_USE_CXX11_ABI=1",
                  "-isystem", "/usr/include/torch/csrc/api/include"]
 
@@ -70,11 +72,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--work-dir")
     parser.add_argument("files", nargs="*")
-    argv = sys.argv[1:]
-    flags = None
-    if "--" in argv:
-        cut = argv.index("--")
-        argv, flags = argv[:cut], argv[cut + 1:]
+    argv, flags = torchtidy_scripts.split_compiler_flags(sys.argv[1:])
     args = parser.parse_args(argv)
     args.flags = flags if flags is not None else DEFAULT_FLAGS
     files = args.files or [os.path.join(ROOT, "examples", "train_cifar_like.cpp")]

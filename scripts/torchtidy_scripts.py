@@ -113,6 +113,15 @@ def libtorch_flags():
     return ["-std=c++17"] + (include_flags(include_dir) if include_dir else [])
 
 
+def split_compiler_flags(argv):
+    """argv without a "--" and what follows it, and those compiler flags
+    (None when there is no "--"): the scripts pass them on as they are."""
+    if "--" not in argv:
+        return argv, None
+    cut = argv.index("--")
+    return argv[:cut], argv[cut + 1:]
+
+
 def without_outputs(args):
     """A compiler command line without its outputs: no -o, dependency files
     or -c, so that it can run again as a check of the source alone."""

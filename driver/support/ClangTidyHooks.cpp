@@ -23,21 +23,30 @@ using clang::tidy::ClangTidyContext;
 using clang::tidy::ClangTidyError;
 using clang::tidy::FixBehaviour;
 
-namespace {
+// The mangled names of clang::tidy::handleErrors and exportReplacements
+// (driver/CMakeLists.txt wraps the same two). The asm labels below give the
+// functions here the names --wrap asks for: __real_X is clang-tidy's, and
+// __wrap_X takes its callers' calls.
+#define HANDLE_ERRORS                                                          \
+  "_ZN5clang4tidy12handleErrorsEN4llvm8ArrayRefINS0_14ClangTidyErrorEEERNS0_"  \
+  "16ClangTidyContextENS0_12FixBehaviourERjNS1_18IntrusiveRefCntPtrINS1_3vfs"  \
+  "10FileSystemEEE"
+#define EXPORT_REPLACEMENTS                                                    \
+  "_ZN5clang4tidy18exportReplacementsEN4llvm9StringRefERKSt6vectorINS0_"       \
+  "14ClangTidyErrorESaIS4_EERNS1_11raw_ostreamE"
 
-// The asm labels give these the symbol names --wrap asks for.
+// clang-tidy's own definitions (external: the linker resolves them).
 void realHandleErrors(llvm::ArrayRef<ClangTidyError> Errors,
                       ClangTidyContext &Context, FixBehaviour Fix,
                       unsigned &WarningsAsErrorsCount,
                       llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> BaseFS)
-    __asm__("__real__ZN5clang4tidy12handleErrorsEN4llvm8ArrayRefINS0_"
-            "14ClangTidyErrorEEERNS0_16ClangTidyContextENS0_12FixBehaviourERjN"
-            "S1_18IntrusiveRefCntPtrINS1_3vfs10FileSystemEEE");
+    __asm__("__real_" HANDLE_ERRORS);
 void realExportReplacements(llvm::StringRef MainFilePath,
                             const std::vector<ClangTidyError> &Errors,
                             llvm::raw_ostream &OS)
-    __asm__("__real__ZN5clang4tidy18exportReplacementsEN4llvm9StringRefERKS"
-            "t6vectorINS0_14ClangTidyErrorESaIS4_EERNS1_11raw_ostreamE");
+    __asm__("__real_" EXPORT_REPLACEMENTS);
+
+namespace {
 
 /// The run's diagnostics with their unsafe fixes marked (the fixes kept),
 /// for the export that follows handleErrors.
@@ -52,9 +61,7 @@ void checkedHandleErrors(llvm::ArrayRef<ClangTidyError> Errors,
                          ClangTidyContext &Context, FixBehaviour Fix,
                          unsigned &WarningsAsErrorsCount,
                          llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> BaseFS)
-    __asm__("__wrap__ZN5clang4tidy12handleErrorsEN4llvm8ArrayRefINS0_"
-            "14ClangTidyErrorEEERNS0_16ClangTidyContextENS0_12FixBehaviourERjN"
-            "S1_18IntrusiveRefCntPtrINS1_3vfs10FileSystemEEE");
+    __asm__("__wrap_" HANDLE_ERRORS);
 namespace {
 
 /// Test-only: the fixes $LIBTORCH_TIDY_INJECT_BROKEN_FIX breaks, in place.
@@ -121,8 +128,7 @@ void checkedHandleErrors(llvm::ArrayRef<ClangTidyError> Errors,
 void checkedExportReplacements(llvm::StringRef MainFilePath,
                                const std::vector<ClangTidyError> &Errors,
                                llvm::raw_ostream &OS)
-    __asm__("__wrap__ZN5clang4tidy18exportReplacementsEN4llvm9StringRefERKS"
-            "t6vectorINS0_14ClangTidyErrorESaIS4_EERNS1_11raw_ostreamE");
+    __asm__("__wrap_" EXPORT_REPLACEMENTS);
 void checkedExportReplacements(llvm::StringRef MainFilePath,
                                const std::vector<ClangTidyError> &Errors,
                                llvm::raw_ostream &OS) {

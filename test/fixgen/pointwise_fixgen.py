@@ -714,11 +714,7 @@ def check_seed(args, path, modes):
 
 
 def main():
-    argv = sys.argv[1:]
-    flags = None
-    if "--" in argv:
-        cut = argv.index("--")
-        argv, flags = argv[:cut], argv[cut + 1:]
+    argv, flags = torchtidy_scripts.split_compiler_flags(sys.argv[1:])
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
