@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "support/FixCheck.h"
+#include "support/SafeFix.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "clang-tidy/ClangTidyOptions.h"
@@ -111,7 +112,15 @@ void checkedHandleErrors(llvm::ArrayRef<ClangTidyError> Errors,
   Marked.assign(Errors.begin(), Errors.end());
   injectFaults(Marked);
   std::vector<size_t> Unsafe;
-  if (const std::optional<torchtidy::FixCheckOptions> &O = torchtidy::fixCheck())
+  // Files that changed since the analysis began are not written
+  // (support/SafeFix), and their fixes are no longer about the text on
+  // disk: nothing to check, nor to parse again.
+  bool Changed = llvm::any_of(Marked, [](const ClangTidyError &E) {
+    return llvm::any_of(E.Message.Fix.keys(),
+                        torchtidy::changedDuringFixRun);
+  });
+  const std::optional<torchtidy::FixCheckOptions> &O = torchtidy::fixCheck();
+  if (O && !Changed)
     Unsafe = markUnsafeFixes(Marked, Context, Fix == clang::tidy::FB_FixNotes,
                              *O);
   // Applied: the marked diagnostics, the unsafe ones without their fixes.

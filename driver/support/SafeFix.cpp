@@ -149,6 +149,23 @@ llvm::Error checkUnchanged(const std::string &Real, const struct stat &Status,
 
 } // namespace
 
+bool changedDuringFixRun(llvm::StringRef Path) {
+  FixRun &Run = fixRun();
+  if (!Run.Started)
+    return false;
+  std::string Real = realPath(Path);
+  struct stat Status;
+  if (::stat(Real.c_str(), &Status) || after(Status.st_ctim, Run.Start))
+    return true;
+  auto It = Run.Originals.find(Real);
+  if (It == Run.Originals.end())
+    return false;
+  auto Current = llvm::MemoryBuffer::getFile(Real, /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false,
+                                             /*IsVolatile=*/true);
+  return !Current || (*Current)->getBuffer() != It->second;
+}
+
 llvm::Error writeFixedFile(llvm::StringRef Path, llvm::StringRef Base,
                            llvm::StringRef Text) {
   // A symbolic link stays one: its target gets the fixes.

@@ -33,6 +33,10 @@ void beginFixes(const CommandLine &CL);
 /// left alone.
 int fixExitCode(int RC);
 
+/// Whether the file \p Path changed since beginFixes (its status, or its
+/// text for a source file of the command line); false outside --fix.
+bool changedDuringFixRun(llvm::StringRef Path);
+
 /// Writes \p Text, the fixed \p Base, to \p Path unless the file is
 /// read-only, is not \p Base any more, or changed since beginFixes; the
 /// error says why not. The file is replaced atomically (support/AtomicWrite).
