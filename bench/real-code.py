@@ -260,7 +260,8 @@ def header_flags(generation, args):
         return torchtidy_scripts.include_flags("/usr/include")
     if args.torch2_flags is not None:
         return shlex.split(args.torch2_flags)
-    root = args.torch26 or default_torch26()
+    # Absolute: --fix-check compiles from inside the scratch copy.
+    root = os.path.abspath(args.torch26 or default_torch26())
     include = os.path.join(root, "usr", "include")
     if not torchtidy_scripts.has_libtorch(include):
         raise InputError(f"no LibTorch 2.6 headers under {root} (give --torch26 ROOT)")
