@@ -29,15 +29,30 @@ std::string differenceDetail(const VerifyResult &R) {
   return MaxAbs ? "outputs differ by " + sci1(*MaxAbs) : "outputs differ";
 }
 
+/// What program mode timed, in words.
+std::string timingName(const std::string &Time) {
+  if (Time == "cpu")
+    return "CPU time";
+  if (Time == "wall")
+    return "wall time";
+  if (Time == "metric")
+    return "--metric";
+  return Time;
+}
+
 /// The last column: the speedup and how it was measured, or the reason.
 std::string tableDetail(const VerifyResult &R) {
   std::vector<std::string> Parts;
   if (R.Speedup)
     Parts.push_back(speedupText(*R.Speedup) +
-                    (R.Kind.empty() ? "" : ", " + R.Kind));
+                    (R.Kind.empty() ? "" : ", " + R.Kind) +
+                    (R.Time.empty() ? "" : ", " + timingName(R.Time)));
   if (std::string Difference = differenceDetail(R); !Difference.empty())
     Parts.push_back(Difference);
-  if (!R.Speedup && !R.Reason.empty() && !R.FirstDifference)
+  // Why no verdict, and what would decide it (program mode says both).
+  bool Why = !R.Speedup || (R.Verdict == Outcome::Ambiguous &&
+                            R.Kind == "program");
+  if (Why && !R.Reason.empty() && !R.FirstDifference)
     Parts.push_back(R.Reason);
   if (R.BuildSeconds)
     Parts.push_back("build " + fixed2(*R.BuildSeconds) + " s");
@@ -72,7 +87,8 @@ std::string programLine(const VerifyReport &Report) {
   std::string Line = "program: baseline build " +
                      fixed2(P.value("baseline_build_seconds", 0.0)) +
                      " s, " + std::to_string(P.value("rounds", 0)) +
-                     " rounds, results compared: " + P.value("compare", "");
+                     " rounds, timed: " + timingName(P.value("timing", "")) +
+                     ", results compared: " + P.value("compare", "");
   if (P.contains("compare_reason"))
     Line += " (" + P.value("compare_reason", "") + ")";
   Line += ", wall time " + fixed2(P.value("wall_seconds", 0.0)) + " s";

@@ -80,6 +80,14 @@ const std::map<std::string, Setter> &valuedOptions() {
          O.Compare = V;
          return std::optional<Failure>();
        }},
+      {"--timing",
+       [](const std::string &V, VerifyOptions &O) {
+         if (V != "auto" && V != "cpu" && V != "wall")
+           return std::optional<Failure>(
+               Failure{"--timing needs auto, cpu or wall"});
+         O.Timing = V;
+         return std::optional<Failure>();
+       }},
       {"--timeout", positive("--timeout", &VerifyOptions::Timeout, 0, false)},
       {"--memory-limit",
        positive("--memory-limit", &VerifyOptions::MemoryMiB, 0, true)},
@@ -117,10 +125,10 @@ std::optional<Failure> positional(const std::string &A, VerifyOptions &O) {
 /// Program mode needs a project and a command, and its options need it.
 ErrorOr<VerifyOptions> checkProgramOptions(VerifyOptions O) {
   bool ProgramOnly = !O.Run.empty() || !O.BuildCommand.empty() ||
-                     !O.Metric.empty() || O.Runs > 0;
+                     !O.Metric.empty() || O.Runs > 0 || O.Timing != "auto";
   if (O.Project.empty() && ProgramOnly)
-    return Failure{"--run, --build-command, --metric and --runs need "
-                   "--project BUILD_DIR"};
+    return Failure{"--run, --build-command, --metric, --runs and --timing "
+                   "need --project BUILD_DIR"};
   if (!O.Project.empty() && O.Run.empty())
     return Failure{"--project needs --run 'COMMAND'"};
   return O;
@@ -141,7 +149,8 @@ const char *usage() {
          "[--cache-dir DIR | --no-cache] [--measure-on-cpu] [--no-sandbox] "
          "[--max-processes N] "
          "[--project BUILD_DIR --run COMMAND [--build-command CMD] "
-         "[--metric REGEX] [--runs N] [--compare numbers|exact|none] "
+         "[--metric REGEX] [--runs N] [--timing auto|cpu|wall] "
+         "[--compare numbers|exact|none] "
          "[--fix-tool LIBTORCH-TIDY]]";
 }
 

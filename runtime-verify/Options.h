@@ -38,6 +38,7 @@ struct VerifyOptions {
   std::string Compare = "numbers"; ///< --compare numbers|exact|none
   std::string FixTool;      ///< --fix-tool: the libtorch-tidy that applies
   long Runs = 0;            ///< --runs N: rounds; 0: the stop rule decides
+  std::string Timing = "auto"; ///< --timing auto|cpu|wall
   bool TimeCapSet = false;  ///< --time-cap was given
 
   bool programMode() const { return !Project.empty(); }

@@ -3,6 +3,7 @@
 #include "ProgramMode.h"
 #include "ProgramRun.h"
 #include "ProjectTree.h"
+#include "Sequential.h"
 
 #include "CheckTable.h"
 
@@ -71,9 +72,29 @@ struct Variant {
   VerifyResult *Result = nullptr; ///< none for the baseline
   std::vector<Edit> Edits;
   double Tolerance = 0;
-  std::vector<double> Samples;
-  bool Active = true;
+  /// One per round from the first: microseconds of wall time (or the
+  /// --metric number) and of CPU time.
+  std::vector<double> Wall, Cpu;
+  bool Active = true;  ///< built, runs and keeps the results
+  bool Timing = true;  ///< still run in the rounds: not decided yet
+  bool ByWall = false; ///< judged on wall time where CPU time is the rule
+  std::optional<LookResult> Look; ///< the look that stopped it
+  /// Why its rounds stopped: "decided", "undecidable" (the budget cannot
+  /// decide it), or "" for the run's own stop.
+  std::string StopWhy;
+
+  const std::vector<double> &samples(bool Cpu) const {
+    return Cpu && !ByWall ? this->Cpu : Wall;
+  }
 };
+
+/// Checks whose fix spends more CPU to finish sooner (data loading in
+/// worker processes, one process per GPU): CPU time would call a real gain
+/// a loss, so their variants are judged on wall time.
+bool gainsByParallelism(const std::string &Check) {
+  return Check == "torch-dataloader-workers" ||
+         Check == "torch-data-parallel";
+}
 
 /// A result for finding \p Index of the findings file.
 VerifyResult resultFor(const json &F, size_t Index, const VerifyOptions &O) {
@@ -127,6 +148,11 @@ private:
   VerifyResult AllFixes;
   int Rounds = 0;
   std::string Stop;
+  std::string Timing; ///< what the rounds time: cpu, wall or metric
+  SequentialRule Rule;
+  double Cap = 0; ///< seconds of rounds the budget allows
+
+  bool byCpu() const { return Timing == "cpu"; }
 
   const std::regex *metric() const { return Metric ? &*Metric : nullptr; }
   void planResults();
@@ -137,10 +163,16 @@ private:
   void addAllFixes();
   ProgramRunResult runVariant(const Variant &V);
   void runRounds();
+  bool runRound(std::vector<size_t> &Order, std::mt19937 &Shuffle);
   /// Why the rounds stop now, or nothing while they go on.
   std::optional<std::string> roundsStop(double Seconds) const;
+  /// Judges every variant still timed; those decided stop being run.
+  void look(double Seconds, bool Final);
+  void chooseTiming(const ProgramRunResult &Baseline);
   void judge();
+  void judgeVariant(Variant &V);
   json programSection(double BaselineBuild, double Wall) const;
+  std::string timingText() const;
 };
 
 void ProgramVerifier::planResults() {
@@ -171,6 +203,7 @@ void ProgramVerifier::planResults() {
     V.Result = &R;
     V.Edits = std::move(Edits);
     V.Tolerance = Info ? Info->Tolerance : 0;
+    V.ByWall = gainsByParallelism(R.Check);
     if (Info && Info->DeviceOnly && !Cuda)
       R.Reason = "no CUDA device: measured on the CPU, where the program "
                  "runs here";
@@ -226,12 +259,27 @@ bool ProgramVerifier::warmUpBaseline() {
             Second.FailureKind);
     return false;
   }
+  chooseTiming(Second);
   Compare = baselineComparison(O.Compare, First.Output, Second.Output,
                                metric(), 0);
   if (Compare.Mode == "none")
     std::fprintf(stderr, "note: results not compared: %s\n",
                  Compare.Reason.c_str());
   return true;
+}
+
+/// What the rounds time: the --metric number; else --timing; else (auto)
+/// CPU time where the program runs on the CPU and keeps it busy (less
+/// noise on a shared machine: waiting for a core is not counted), wall
+/// time on a CUDA device, where CPU time is not the cost, or for a program
+/// that mostly waits.
+void ProgramVerifier::chooseTiming(const ProgramRunResult &Baseline) {
+  if (!O.Metric.empty())
+    Timing = "metric";
+  else if (O.Timing != "auto")
+    Timing = O.Timing;
+  else
+    Timing = !Cuda && Baseline.CpuUs >= 0.5 * Baseline.Value ? "cpu" : "wall";
 }
 
 /// The untimed run of a variant, whose numbers are compared with the
@@ -276,6 +324,7 @@ void ProgramVerifier::addAllFixes() {
     if (V.Result && V.Active) {
       All.Edits.insert(All.Edits.end(), V.Edits.begin(), V.Edits.end());
       All.Tolerance = std::max(All.Tolerance, V.Tolerance);
+      All.ByWall = All.ByWall || V.ByWall;
       Parts.push_back(std::to_string(*V.Result->Index));
     }
   if (Parts.size() < 2) {
@@ -305,79 +354,143 @@ std::optional<std::string> ProgramVerifier::roundsStop(double Seconds) const {
   if (O.Runs > 0)
     return Rounds >= O.Runs ? std::optional<std::string>("rounds")
                             : std::nullopt;
-  if (Rounds >= 200)
+  bool Undecided = std::any_of(
+      Variants.begin() + 1, Variants.end(),
+      [](const Variant &V) { return V.Active && V.Timing; });
+  if (!Undecided)
+    return "decided";
+  if (Rounds >= Rule.lastLook())
     return "samples";
-  if (Rounds < MinProgramRounds)
-    return std::nullopt;
-  size_t Timed = 0;
-  for (const Variant &V : Variants)
-    Timed += V.Active;
-  double Cap =
-      O.TimeCapSet ? O.TimeCap : O.TimeCap * static_cast<double>(Timed);
-  if (Seconds >= Cap)
+  // The budget stops no run before a faster verdict is possible at all.
+  int Fewest = Rule.lookAtOrAfter(Rule.fewestPairsForTest());
+  if (Rounds >= Fewest && Seconds >= Cap)
     return "time";
-  // The noise rule of the snippets: every variant's samples tight.
-  StopRule Rule;
-  for (const Variant &V : Variants)
-    if (V.Active && (Rounds < static_cast<int>(Rule.MinSamples) ||
-                     relativeSpread(V.Samples) >= Rule.NoiseTarget))
-      return std::nullopt;
-  return "noise";
+  return std::nullopt;
 }
 
-/// Rounds of one run of every variant, in a new random order each round.
+void ProgramVerifier::look(double Seconds, bool Final) {
+  // The rounds the budget left allows, at the cost of a round so far (an
+  // underestimate of what is left: rounds get cheaper as variants stop).
+  long long MostRounds = Rounds;
+  if (Rounds > 0 && Seconds > 0)
+    MostRounds += static_cast<long long>((Cap - Seconds) / (Seconds / Rounds));
+  if (Final)
+    MostRounds = Rounds;
+  const std::vector<double> &Base = Variants[0].samples(byCpu());
+  for (size_t I = 1; I < Variants.size(); ++I) {
+    Variant &V = Variants[I];
+    if (!V.Active || !V.Timing)
+      continue;
+    const std::vector<double> &After = V.samples(byCpu());
+    std::vector<double> Before(Base.begin(), Base.begin() + After.size());
+    LookResult L = judgeAtLook(Before, After, MostRounds, Rule);
+    if (!L.Done && !Final)
+      continue;
+    if (L.J.Decision != Verdict::Ambiguous)
+      V.StopWhy = "decided";
+    else if (!Final)
+      V.StopWhy = "undecidable";
+    V.Look = std::move(L);
+    V.Timing = false;
+  }
+}
+
+/// One round: every variant still timed runs once, the baseline too, in a
+/// new random order. False when the baseline failed (everything stops).
+bool ProgramVerifier::runRound(std::vector<size_t> &Order,
+                               std::mt19937 &Shuffle) {
+  Order.clear();
+  for (size_t I = 0; I < Variants.size(); ++I)
+    if (Variants[I].Active && (I == 0 || Variants[I].Timing))
+      Order.push_back(I);
+  std::shuffle(Order.begin(), Order.end(), Shuffle);
+  for (size_t I : Order) {
+    Variant &V = Variants[I];
+    if (!V.Active)
+      continue;
+    ProgramRunResult Run = runVariant(V);
+    if (!Run.Ok && V.Result) {
+      notVerifiable(*V.Result, Run.Why + " (in round " +
+                                   std::to_string(Rounds + 1) + ")",
+                    Run.FailureKind);
+      V.Active = false;
+      continue;
+    }
+    if (!Run.Ok) {
+      failAll("the command failed on the baseline in round " +
+                  std::to_string(Rounds + 1) + ": " + Run.Why,
+              Run.FailureKind);
+      return false;
+    }
+    V.Wall.push_back(Run.Value);
+    V.Cpu.push_back(Run.CpuUs);
+  }
+  ++Rounds;
+  return true;
+}
+
+/// Rounds until every variant is decided, the budget is spent or --runs.
 void ProgramVerifier::runRounds() {
   std::mt19937 Shuffle(std::random_device{}());
   auto Start = std::chrono::steady_clock::now();
-  std::vector<size_t> Order;
-  for (size_t I = 0; I < Variants.size(); ++I)
-    if (Variants[I].Active)
-      Order.push_back(I);
-  if (Order.size() < 2)
+  size_t Timed = 0;
+  for (const Variant &V : Variants)
+    Timed += V.Active;
+  if (Timed < 2)
     return;
+  Cap = O.TimeCapSet ? O.TimeCap : O.TimeCap * static_cast<double>(Timed);
+  std::vector<size_t> Order;
   for (;;) {
     if (std::optional<std::string> Why = roundsStop(secondsSince(Start))) {
       Stop = *Why;
       break;
     }
-    std::shuffle(Order.begin(), Order.end(), Shuffle);
-    for (size_t I : Order) {
-      Variant &V = Variants[I];
-      if (!V.Active)
-        continue;
-      ProgramRunResult Run = runVariant(V);
-      if (!Run.Ok && V.Result) {
-        notVerifiable(*V.Result, Run.Why + " (in round " +
-                                     std::to_string(Rounds + 1) + ")",
-                      Run.FailureKind);
-        V.Active = false;
-        continue;
-      }
-      if (!Run.Ok) {
-        failAll("the command failed on the baseline in round " +
-                    std::to_string(Rounds + 1) + ": " + Run.Why,
-                Run.FailureKind);
-        return;
-      }
-      V.Samples.push_back(Run.Value);
-    }
-    ++Rounds;
+    if (!runRound(Order, Shuffle))
+      return;
+    if (Rule.isLook(Rounds))
+      look(secondsSince(Start), false);
   }
+  look(secondsSince(Start), true);
 }
 
-/// The verdict of every variant still timed, on the pairs of its runs with
-/// the baseline's of the same round.
+/// The verdict of a variant on the pairs of its runs with the baseline's of
+/// the same rounds, at the look that stopped it.
+void ProgramVerifier::judgeVariant(Variant &V) {
+  const std::vector<double> &After = V.samples(byCpu());
+  const std::vector<double> &Base = Variants[0].samples(byCpu());
+  if (After.empty() || After.size() > Base.size())
+    return;
+  std::vector<double> Before(Base.begin(), Base.begin() + After.size());
+  VerifyResult &R = *V.Result;
+  std::string Note = R.Reason;
+  R.Time = V.ByWall && byCpu() ? "wall" : Timing;
+  R.Runs = static_cast<long long>(After.size());
+  if (!V.Look)
+    return;
+  recordJudgement(R, Before, After, V.Look->J);
+  R.Stop = V.StopWhy.empty() ? Stop : V.StopWhy;
+  std::string Why =
+      V.Look->J.Decision == Verdict::Ambiguous ? V.Look->Why : "";
+  R.Reason = Note.empty() ? Why : Why.empty() ? Note : Note + "; " + Why;
+  if (V.ByWall && byCpu())
+    R.Reason += std::string(R.Reason.empty() ? "" : "; ") +
+                "timed by wall time: the fix spends CPU in parallel to "
+                "finish sooner";
+}
+
 void ProgramVerifier::judge() {
-  const std::vector<double> &Base = Variants[0].Samples;
-  for (Variant &V : Variants) {
-    if (!V.Result || !V.Active || V.Samples.size() != Base.size())
-      continue;
-    std::string Note = V.Result->Reason;
-    recordJudgement(*V.Result, Base, V.Samples);
-    V.Result->Runs = static_cast<long long>(V.Samples.size());
-    V.Result->Stop = Stop;
-    V.Result->Reason = Note;
-  }
+  for (Variant &V : Variants)
+    if (V.Result && V.Active)
+      judgeVariant(V);
+}
+
+std::string ProgramVerifier::timingText() const {
+  if (Timing == "metric")
+    return "the number --metric captures";
+  if (Timing == "cpu")
+    return "CPU time of the command (user and system, every process and "
+           "thread), in microseconds";
+  return "wall time of the command, in microseconds";
 }
 
 json ProgramVerifier::programSection(double BaselineBuild, double Wall) const {
@@ -387,11 +500,12 @@ json ProgramVerifier::programSection(double BaselineBuild, double Wall) const {
             {"baseline_build_seconds", BaselineBuild},
             {"variants", Variants.size()},
             {"rounds", Rounds},
+            {"timing", Timing},
+            {"looks", Rule.Looks},
+            {"alpha", Rule.Alpha},
             {"wall_seconds", Wall},
             {"sandbox", Box.Describe},
-            {"time", O.Metric.empty() ? "wall time of the command, in "
-                                        "microseconds"
-                                      : "the number --metric captures"}};
+            {"time", timingText()}};
   if (!Compare.Reason.empty())
     P["compare_reason"] = Compare.Reason;
   if (!O.Metric.empty())
@@ -406,6 +520,9 @@ json ProgramVerifier::programSection(double BaselineBuild, double Wall) const {
 
 int ProgramVerifier::run() {
   auto Start = std::chrono::steady_clock::now();
+  // --runs N: one look, after N rounds.
+  if (O.Runs > 0)
+    Rule.Looks = {static_cast<int>(O.Runs)};
   planResults();
   Report.Program = programSection(0, 0);
   if (!O.Metric.empty()) {

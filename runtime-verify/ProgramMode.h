@@ -5,9 +5,11 @@
 // finding's fix alone and all fixes together are built in scratch copies
 // (ProjectTree.h); each variant runs once untimed and its printed numbers
 // are compared with the baseline's (ProgramRun.h); then rounds in which
-// every variant runs once, in a new random order each round, until the
-// stop rule, --runs or the time cap; and the verdict rule of the snippets
-// (Verdict.h) on the paired ratios against the baseline of the same round.
+// every variant still undecided runs once with the baseline, in a new
+// random order each round, judged at the looks of the sequential rule
+// (Sequential.h) on the paired ratios against the baseline of the same
+// round, until each is decided, the budget is spent, or --runs rounds (one
+// verdict at the end, by the snippets' rule, Verdict.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,10 +22,6 @@
 #include <nlohmann/json.hpp>
 
 namespace torchtidy {
-
-/// Rounds before the time cap or the noise may stop the runs: the fewest in
-/// which the Wilcoxon signed-rank test can reach p <= 0.01.
-constexpr int MinProgramRounds = 8;
 
 /// Verifies \p Findings (the findings file's list) on the program;
 /// fills \p Report's results, all-fixes row and program section. The exit

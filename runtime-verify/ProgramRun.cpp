@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstdio>
+#include <fstream>
 #include <sstream>
 
 namespace torchtidy {
@@ -55,6 +57,33 @@ void describeFailure(const ProcessResult &P, const Limits &L,
             (Lines.empty() ? "" : ": " + Lines.back());
   }
 }
+
+/// Seconds as the shell's `times` prints them: "1m2.345000s".
+double shellSeconds(const std::string &Text) {
+  double Minutes = 0, Seconds = 0;
+  if (std::sscanf(Text.c_str(), "%lfm%lfs", &Minutes, &Seconds) != 2)
+    return -1;
+  return 60 * Minutes + Seconds;
+}
+
+} // namespace
+
+double childCpuMicroseconds(const std::string &TimesFile) {
+  std::ifstream In(TimesFile);
+  std::string Shell, Children;
+  std::getline(In, Shell);
+  std::getline(In, Children);
+  In.close();
+  std::remove(TimesFile.c_str());
+  std::istringstream Fields(Children);
+  std::string User, System;
+  if (!(Fields >> User >> System))
+    return 0;
+  double U = shellSeconds(User), S = shellSeconds(System);
+  return U < 0 || S < 0 ? 0 : (U + S) * 1e6;
+}
+
+namespace {
 
 /// The mean of \p Metric's first group over its matches in \p Output.
 std::optional<double> metricValue(const std::string &Output,
@@ -109,11 +138,19 @@ ProgramRunResult runProgram(const std::string &Command, const std::string &Dir,
                             const std::regex *Metric) {
   ProgramRunResult R;
   // The shell changes to the source copy, with the variant's directory as
-  // $TMPDIR (the sandbox makes the whole variant writable).
+  // $TMPDIR (the sandbox makes the whole variant writable). The command
+  // runs in a subshell on lines of its own (an `exit` or a trailing
+  // comment in it stays there); the shell's `times` then writes the CPU
+  // time of everything the subshell ran, which the sandbox's own process
+  // layers would hide from wait4.
+  std::string Times = Dir + "/.libtorch-tidy-times";
   std::string Script = "TMPDIR='" + Dir + "' && export TMPDIR && cd '" +
-                       Source + "' && " + Command;
+                       Source + "' || exit 127\n(\n" + Command +
+                       "\n)\nltt_status=$?\ntimes >'" + Times +
+                       "' 2>/dev/null\nexit $ltt_status";
   ProcessResult P = runProcess({"/bin/sh", "-c", Script}, Dir, L);
   R.Output = P.Output;
+  R.CpuUs = childCpuMicroseconds(Times);
   if (!P.Started || P.TimedOut || P.TaskLimit || P.Signal || P.ExitCode) {
     describeFailure(P, L, R);
     return R;

@@ -25,6 +25,8 @@ namespace torchtidy {
 struct ProgramRunResult {
   bool Ok = false;
   double Value = 0; ///< microseconds of wall time, or the metric's number
+  double CpuUs = 0; ///< microseconds of CPU time, user and system, all
+                    ///< processes and threads of the command
   std::string Output;
   std::string Why, FailureKind; ///< when not Ok
 };
@@ -36,6 +38,11 @@ struct ProgramRunResult {
 ProgramRunResult runProgram(const std::string &Command,
                             const std::string &Dir, const std::string &Source,
                             const Limits &L, const std::regex *Metric);
+
+/// The CPU time, user and system, of the children of the shell that wrote
+/// \p TimesFile with `times` (its second line), in microseconds; 0 when
+/// the file is missing or unreadable. Removes the file.
+double childCpuMicroseconds(const std::string &TimesFile);
 
 /// The numbers in \p Output as printed, in order, leaving out what
 /// \p Metric matches (a time differs from run to run).

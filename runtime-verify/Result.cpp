@@ -144,6 +144,7 @@ void putProgram(json &J, const VerifyResult &R) {
   putText(J, "variant", R.Variant);
   putText(J, "command", R.Command);
   putNumber(J, "runs", R.Runs);
+  putText(J, "time", R.Time);
   putText(J, "compare", R.Compare);
 }
 
@@ -208,7 +209,11 @@ Outcome outcomeOf(Verdict V) {
 
 void recordJudgement(VerifyResult &R, const std::vector<double> &Before,
                      const std::vector<double> &After) {
-  Judgement J = judge(Before, After);
+  recordJudgement(R, Before, After, judge(Before, After));
+}
+
+void recordJudgement(VerifyResult &R, const std::vector<double> &Before,
+                     const std::vector<double> &After, const Judgement &J) {
   R.Verdict = outcomeOf(J.Decision);
   R.Test = testName(J);
   if (J.Paired)
@@ -287,6 +292,7 @@ VerifyResult resultFromJson(const json &J) {
   R.Command = text(J, "command");
   R.BuildSeconds = number(J, "build_seconds");
   R.Runs = integer(J, "runs");
+  R.Time = text(J, "time");
   R.Compare = text(J, "compare");
   R.FirstDifference = numberDifferenceOf(J);
   return R;

@@ -23,6 +23,8 @@
 
 namespace torchtidy {
 
+struct Judgement;
+
 /// The verdict of one result (docs/verifier.md, "Verdicts").
 enum class Outcome {
   None, ///< not given yet, or missing from a report read back
@@ -104,6 +106,7 @@ struct VerifyResult {
   std::string Command;  ///< the command as given, placeholders unreplaced
   std::optional<double> BuildSeconds;
   std::optional<long long> Runs; ///< timed runs of each variant
+  std::string Time; ///< what was timed: "cpu", "wall" or "metric"
   std::string Compare;           ///< numbers, exact or none
   std::optional<NumberDifference> FirstDifference;
 };
@@ -112,6 +115,9 @@ struct VerifyResult {
 /// speedup, p-value, test, medians and IQRs, and the samples themselves.
 void recordJudgement(VerifyResult &R, const std::vector<double> &Before,
                      const std::vector<double> &After);
+/// The same with the judgement made already (program mode's looks).
+void recordJudgement(VerifyResult &R, const std::vector<double> &Before,
+                     const std::vector<double> &After, const Judgement &J);
 
 /// The verdict's name: outcomeName, or OtherVerdict.
 std::string verdictText(const VerifyResult &R);

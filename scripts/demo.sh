@@ -6,7 +6,26 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
-"$root/scripts/build.sh" >/dev/null
+# Only what the demo runs (the test command builds the test suites); the
+# build's progress shows as one line that keeps being rewritten.
+echo "== building the plugin, the driver, the verifier and three benchmarks =="
+progress() {
+  if [ -t 1 ]; then
+    while IFS= read -r line; do printf '\r%s\033[K' "${line:0:${COLUMNS:-100}}"; done
+    echo
+  else
+    awk '/^\[[0-9]+\/[0-9]+\]/ && n++ % 20 == 0 { print; fflush() }'
+  fi
+}
+build_log=$(mktemp)
+if ! "$root/scripts/build.sh" LibTorchTidyModule libtorch-tidy \
+    libtorch-tidy-verify bench_zero_grad bench_anomaly_mode bench_conv_bias \
+    2>&1 | tee "$build_log" | progress; then
+  tail -n 30 "$build_log"
+  echo "demo.sh: the build failed (the whole log: $build_log)" >&2
+  exit 1
+fi
+rm -f "$build_log"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$root/examples" "$work/examples"

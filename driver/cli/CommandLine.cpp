@@ -179,9 +179,17 @@ const OptionSpec Options[] = {
      [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
        return setVerifyText(O.Metric, V, "metric", O);
      }},
-    {"runs", "N", "With --run: timed rounds (default: until the stop rule)",
+    {"runs", "N",
+     "With --run: timed rounds (default: until every fix is decided or the "
+     "time cap)",
      [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
        return setVerifyText(O.Runs, V, "runs", O);
+     }},
+    {"timing", "WHAT",
+     "With --run: time the command's CPU time (cpu), its wall time (wall), "
+     "or CPU time on the CPU and wall time on a CUDA device (auto, default)",
+     [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
+       return setVerifyText(O.Timing, V, "timing", O);
      }},
     {"compare", "MODE",
      "With --run: compare the variants' printed results as numbers "
@@ -457,10 +465,10 @@ llvm::Error checkUsage(const CommandLine &CL) {
     return usage("--index-facts needs -p BUILD_DIR and one source file", 2);
   bool ProgramOnly = !T.BuildCommand.empty() || !T.Metric.empty() ||
                      !T.Runs.empty() || !T.Compare.empty() ||
-                     !T.FixOnly.empty();
+                     !T.FixOnly.empty() || !T.Timing.empty();
   if (ProgramOnly && T.Run.empty())
-    return usage("--build-command, --metric, --runs, --compare and "
-                 "--fix-only need --run 'COMMAND'",
+    return usage("--build-command, --metric, --runs, --timing, --compare "
+                 "and --fix-only need --run 'COMMAND'",
                  2);
   if (!T.Run.empty() && !CL.BuildPath)
     return usage("--run needs -p BUILD_DIR: the project to build", 2);

@@ -57,7 +57,7 @@ struct TorchOptions {
   /// Program mode of --verify (docs/verifier.md): -p's project is built
   /// and --run's command timed, --build-command, --metric, --runs and
   /// --compare passed on to the verifier as written.
-  std::string Run, BuildCommand, Metric, Runs, Compare;
+  std::string Run, BuildCommand, Metric, Runs, Timing, Compare;
   /// --fix-only=faster|not-slower: apply only the fixes measured to pay.
   std::string FixOnly;
   /// --update-index: build or refresh the project index, report nothing.

@@ -334,6 +334,7 @@ void addProgramArgs(const DriverRun &R, std::vector<std::string> &VArgs) {
       {"--build-command", &T.BuildCommand},
       {"--metric", &T.Metric},
       {"--runs", &T.Runs},
+      {"--timing", &T.Timing},
       {"--compare", &T.Compare}};
   for (auto &[Option, Value] : Passed)
     if (!Value->empty())
