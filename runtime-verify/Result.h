@@ -73,6 +73,15 @@ struct NumberDifference {
   std::string Baseline, Variant; ///< as printed; "" when missing
 };
 
+/// Program mode: how far a variant's printed numbers moved from the
+/// baseline's where its check lets the fix move them (ResultChange
+/// RandomDraws): reported, not judged.
+struct ExpectedDifference {
+  std::string Cause; ///< "random-draws"
+  NumberDifference Largest; ///< the number (or line) that moved most
+  std::optional<double> Relative; ///< its relative difference (numbers)
+};
+
 /// The verdict on one finding, with how it was reached.
 struct VerifyResult {
   /// The finding's index in the findings file. Read back, an index that is
@@ -106,6 +115,7 @@ struct VerifyResult {
   std::optional<long long> Runs; ///< timed runs of each variant
   std::string Compare;           ///< numbers, exact or none
   std::optional<NumberDifference> FirstDifference;
+  std::optional<ExpectedDifference> Expected;
 };
 
 /// Judges interleaved samples (judge() in Verdict.h) into \p R: verdict,
