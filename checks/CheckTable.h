@@ -46,7 +46,7 @@ struct CheckInfo {
 };
 
 inline constexpr CheckInfo CheckTable[] = {
-#define TORCH_CHECK(NAME, CLASS, SUMMARY, DESCRIPTION, DOCS, DEVICE_ONLY,     \
+#define TORCH_CHECK(NAME, CLASS, SUMMARY, DESCRIPTION, DOCS, DEVICE_ONLY,      \
                     GAIN, REFERENCE, RESULTS, TOLERANCE)                       \
   {NAME,        #CLASS,          SUMMARY,   DESCRIPTION,           DOCS,       \
    DEVICE_ONLY, GainShows::GAIN, REFERENCE, ResultChange::RESULTS, TOLERANCE},

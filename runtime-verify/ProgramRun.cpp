@@ -113,9 +113,11 @@ std::optional<double> lastDigitUnit(const std::string &Number) {
   if ((Dot == std::string::npos && E == std::string::npos) ||
       !std::isfinite(valueOf(Number)))
     return std::nullopt;
-  long Decimals =
-      Dot == std::string::npos ? 0 : static_cast<long>(Mantissa.size() - Dot - 1);
-  long Exponent = E == std::string::npos ? 0 : std::atol(Number.c_str() + E + 1);
+  long Decimals = Dot == std::string::npos
+                      ? 0
+                      : static_cast<long>(Mantissa.size() - Dot - 1);
+  long Exponent =
+      E == std::string::npos ? 0 : std::atol(Number.c_str() + E + 1);
   return std::pow(10.0, static_cast<double>(Exponent - Decimals));
 }
 
@@ -321,7 +323,8 @@ std::string differenceReason(const Comparison &C, const NumberDifference &D,
                      (D.Baseline.empty() ? "(missing)" : D.Baseline) + "'";
   bool Both = !D.Variant.empty() && !D.Baseline.empty();
   if (A.Change == ResultChange::Rounding && Both && C.Mode == "numbers") {
-    double Relative = relativeDifference(valueOf(D.Baseline), valueOf(D.Variant));
+    double Relative =
+        relativeDifference(valueOf(D.Baseline), valueOf(D.Variant));
     size_t I = static_cast<size_t>(D.Position - 1);
     Text += " (" + scientific(Relative) + " relative, beyond the " +
             scientific(allowedRelative(C, I, A.Tolerance)) +
@@ -352,7 +355,9 @@ std::optional<ExpectedDifference> largestDifference(const Comparison &C,
     if (Largest && (!Relative || *Relative <= *Largest->Relative))
       continue;
     Largest = ExpectedDifference{
-        "", {static_cast<long long>(I) + 1, C.Baseline[I], Values[I]}, Relative};
+        "",
+        {static_cast<long long>(I) + 1, C.Baseline[I], Values[I]},
+        Relative};
   }
   return Largest;
 }

@@ -92,8 +92,7 @@ std::string expectedText(const ExpectedDifference &E) {
                       L.Variant + ", baseline " + L.Baseline;
   std::string Size = E.Relative ? "largest relative difference " +
                                       sci1(*E.Relative) + ", " + Where
-                                : "first at line " +
-                                      std::to_string(L.Position);
+                                : "first at line " + std::to_string(L.Position);
   return "results differ as expected: " + Cause + " (" + Size + ")";
 }
 

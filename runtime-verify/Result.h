@@ -77,8 +77,8 @@ struct NumberDifference {
 /// baseline's where its check lets the fix move them (ResultChange
 /// RandomDraws): reported, not judged.
 struct ExpectedDifference {
-  std::string Cause; ///< "random-draws"
-  NumberDifference Largest; ///< the number (or line) that moved most
+  std::string Cause;              ///< "random-draws"
+  NumberDifference Largest;       ///< the number (or line) that moved most
   std::optional<double> Relative; ///< its relative difference (numbers)
 };
 

@@ -69,15 +69,16 @@ TEST(ProgramTest, ComparesStableNumbers) {
   Comparison C = baselineComparison("numbers", A, B, nullptr, 0);
   ASSERT_EQ(C.Mode, "numbers");
   EXPECT_EQ(C.Stable, (std::vector<bool>{true, true, false, true}));
-  EXPECT_FALSE(firstDifference(C, "loss 1.25 at 10:59\nacc 0.5\n", nullptr, {}));
+  EXPECT_FALSE(
+      firstDifference(C, "loss 1.25 at 10:59\nacc 0.5\n", nullptr, {}));
   std::optional<NumberDifference> D =
       firstDifference(C, "loss 1.25 at 10:01\nacc 0.75\n", nullptr, {});
   ASSERT_TRUE(D);
   EXPECT_EQ(D->Position, 4);
   EXPECT_EQ(D->Baseline, "0.5");
   EXPECT_EQ(D->Variant, "0.75");
-  EXPECT_FALSE(firstDifference(C, "loss 1.2500001 at 10:7\nacc 0.5\n",
-                               nullptr, {ResultChange::Rounding, 1e-4}));
+  EXPECT_FALSE(firstDifference(C, "loss 1.2500001 at 10:7\nacc 0.5\n", nullptr,
+                               {ResultChange::Rounding, 1e-4}));
   EXPECT_TRUE(firstDifference(C, "loss 1.25 at 1:1\n", nullptr, {}));
 }
 
@@ -104,8 +105,8 @@ std::string verdictOn(const Comparison &C, const std::string &Output,
 }
 
 TEST(ProgramTest, NothingMayChangeMeansEqual) {
-  Comparison C = baselineComparison("numbers", "loss 1.9928\n",
-                                    "loss 1.9928\n", nullptr, 0);
+  Comparison C = baselineComparison("numbers", "loss 1.9928\n", "loss 1.9928\n",
+                                    nullptr, 0);
   EXPECT_EQ(verdictOn(C, "loss 1.99280\n", {}), "");
   EXPECT_EQ(verdictOn(C, "loss 1.9927\n", {}),
             "the number at position 1 is '1.9927', the baseline prints "
@@ -126,8 +127,8 @@ TEST(ProgramTest, RoundingMayFlipTheLastDigitPrinted) {
   // A count is printed exactly: no digit of it is rounding's.
   EXPECT_NE(verdictOn(C, "step 11 loss 1.9928\n", Fused), "");
   // In exponent notation the last digit is the mantissa's.
-  Comparison E = baselineComparison("numbers", "lr 1.25e-3\n", "lr 1.25e-3\n",
-                                    nullptr, 0);
+  Comparison E =
+      baselineComparison("numbers", "lr 1.25e-3\n", "lr 1.25e-3\n", nullptr, 0);
   EXPECT_EQ(verdictOn(E, "lr 1.26e-3\n", Fused), "");
   EXPECT_NE(verdictOn(E, "lr 1.27e-3\n", Fused), "");
 }
@@ -155,8 +156,8 @@ TEST(ProgramTest, RoundingProbeWidensTheTolerancePerNumber) {
 }
 
 TEST(ProgramTest, RoundingProbeThatFlipsOneDigitMovedNothing) {
-  Comparison C = baselineComparison("numbers", "loss 1.9928\n",
-                                    "loss 1.9928\n", nullptr, 0);
+  Comparison C = baselineComparison("numbers", "loss 1.9928\n", "loss 1.9928\n",
+                                    nullptr, 0);
   ASSERT_TRUE(addRoundingProbe(C, "loss 1.9927\n", nullptr));
   EXPECT_EQ(C.Sensitivity, std::vector<double>{0});
   // Another count, or a comparison of lines: no probe.
@@ -184,8 +185,9 @@ TEST(ProgramTest, RandomDrawsAreReportedNotJudged) {
   EXPECT_EQ(E->Largest.Variant, "1.5020");
   ASSERT_TRUE(E->Relative);
   EXPECT_NEAR(*E->Relative, 0.0508 / 1.502, 1e-9);
-  EXPECT_FALSE(largestDifference(C, "step 0 loss 1.4512\nstep 2 loss 1.47890\n"
-                                    "time 1\n",
+  EXPECT_FALSE(largestDifference(C,
+                                 "step 0 loss 1.4512\nstep 2 loss 1.47890\n"
+                                 "time 1\n",
                                  nullptr));
   // Beyond other draws: a number missing, or a training that diverged.
   EXPECT_EQ(verdictOn(C, "step 0 loss 1.5020\nstep 2 loss 1.4790\n", Draws),
@@ -196,7 +198,8 @@ TEST(ProgramTest, RandomDrawsAreReportedNotJudged) {
             "the number at position 4 is 'nan', the baseline prints '1.4789' "
             "(more than other random draws explain: not finite)");
   // Lines: the first that differs, with no relative size.
-  Comparison Lines = baselineComparison("exact", "a\nb\n", "a\nb\n", nullptr, 0);
+  Comparison Lines =
+      baselineComparison("exact", "a\nb\n", "a\nb\n", nullptr, 0);
   EXPECT_EQ(verdictOn(Lines, "a\nc\n", Draws), "");
   E = largestDifference(Lines, "a\nc\n", nullptr);
   ASSERT_TRUE(E);
