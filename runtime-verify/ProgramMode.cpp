@@ -256,6 +256,10 @@ void ProgramVerifier::probeRounding() {
   Probe = {{"environment", RoundingProbe}, {"factor", ProbeFactor}};
   if (!Run.Ok || !addRoundingProbe(Compare, Run.Output, metric())) {
     Probe["failed"] = Run.Ok ? "it prints another count of numbers" : Run.Why;
+    std::fprintf(stderr,
+                 "note: the rounding probe (%s) failed: %s; fixes that may "
+                 "change the rounding are held to their checks' tolerance\n",
+                 RoundingProbe, Probe["failed"].get<std::string>().c_str());
     return;
   }
   Probe["largest_relative"] =

@@ -4,7 +4,8 @@
 // fix-it is verified on the user's own program. The baseline, each
 // finding's fix alone and all fixes together are built in scratch copies
 // (ProjectTree.h); each variant runs once untimed and its printed numbers
-// are compared with the baseline's (ProgramRun.h); then rounds in which
+// are compared with the baseline's as far as its check lets the fix change
+// them (ProgramRun.h); then rounds in which
 // every variant runs once, in a new random order each round, until the
 // stop rule, --runs or the time cap; and the verdict rule of the snippets
 // (Verdict.h) on the paired ratios against the baseline of the same round.
