@@ -22,6 +22,15 @@ enum class GainShows {
   Model,        ///< in every forward and backward of the model it builds
 };
 
+/// What a check's fix may change in the results of the code it fixes, which
+/// decides how the verifier compares them. Ordered by how much may change:
+/// several fixes together may change what the most permissive one may.
+enum class ResultChange {
+  None,        ///< nothing: the values stay equal
+  Rounding,    ///< the floating-point rounding, within the Tolerance
+  RandomDraws, ///< the numbers a seeded generator draws (fewer weights)
+};
+
 /// One row of the check table.
 struct CheckInfo {
   std::string_view Name;        ///< "torch-zero-grad"
@@ -32,14 +41,15 @@ struct CheckInfo {
   bool DeviceOnly;              ///< its fix pays only on a CUDA device
   GainShows Gain;               ///< where its gain shows
   std::string_view Reference;   ///< the verifier's reference benchmark, or ""
+  ResultChange Results;         ///< what the fix may change in the results
   double Tolerance;             ///< relative result change allowed; 0: equal
 };
 
 inline constexpr CheckInfo CheckTable[] = {
-#define TORCH_CHECK(NAME, CLASS, SUMMARY, DESCRIPTION, DOCS, DEVICE_ONLY,     \
-                    GAIN, REFERENCE, TOLERANCE)                                \
-  {NAME,        #CLASS,     SUMMARY,   DESCRIPTION, DOCS,                      \
-   DEVICE_ONLY, GainShows::GAIN, REFERENCE, TOLERANCE},
+#define TORCH_CHECK(NAME, CLASS, SUMMARY, DESCRIPTION, DOCS, DEVICE_ONLY,      \
+                    GAIN, REFERENCE, RESULTS, TOLERANCE)                       \
+  {NAME,        #CLASS,          SUMMARY,   DESCRIPTION,           DOCS,       \
+   DEVICE_ONLY, GainShows::GAIN, REFERENCE, ResultChange::RESULTS, TOLERANCE},
 #include "CheckTable.def"
 };
 

@@ -17,10 +17,12 @@ using Row = std::array<std::string, 4>;
 
 /// What the comparison of a result's values says, where the table shows
 /// it: every difference read against a tolerance (a reference benchmark's),
-/// and how changed results differ.
+/// how results a fix may change moved, and how changed results differ.
 std::string differenceDetail(const VerifyResult &R) {
   if (R.Diff && R.Diff->Tolerance)
     return toleranceText(*R.Diff);
+  if (R.Expected)
+    return expectedText(*R.Expected);
   if (R.Verdict != Outcome::ChangesResults)
     return "";
   if (R.FirstDifference)

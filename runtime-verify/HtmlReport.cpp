@@ -310,6 +310,9 @@ std::string reasonCell(const VerifyResult &R) {
   Out += html(R.Reason);
   if (R.Diff)
     Out += "<div class=\"difference\">" + differenceLine(*R.Diff) + "</div>";
+  if (R.Expected)
+    Out += "<div class=\"difference\">" + html(expectedText(*R.Expected)) +
+           "</div>";
   return Out;
 }
 

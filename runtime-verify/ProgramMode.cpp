@@ -71,7 +71,7 @@ struct Variant {
   int K = 0;
   VerifyResult *Result = nullptr; ///< none for the baseline
   std::vector<Edit> Edits;
-  double Tolerance = 0;
+  Allowance Allowed; ///< what its check lets it change in the results
   /// One per round from the first: microseconds of wall time (or the
   /// --metric number) and of CPU time.
   std::vector<double> Wall, Cpu;
@@ -145,6 +145,7 @@ private:
   std::optional<std::regex> Metric;
   std::vector<Variant> Variants; ///< the baseline first
   Comparison Compare;
+  json Probe; ///< what the rounding probe found, for the program section
   VerifyResult AllFixes;
   int Rounds = 0;
   std::string Stop;
@@ -159,6 +160,7 @@ private:
   int failAll(const std::string &Why, const std::string &Kind);
   void buildVariants();
   bool warmUpBaseline();
+  void probeRounding();
   void warmUp(Variant &V);
   void addAllFixes();
   ProgramRunResult runVariant(const Variant &V);
@@ -202,7 +204,8 @@ void ProgramVerifier::planResults() {
     V.K = static_cast<int>(Variants.size());
     V.Result = &R;
     V.Edits = std::move(Edits);
-    V.Tolerance = Info ? Info->Tolerance : 0;
+    if (Info)
+      V.Allowed = {Info->Results, Info->Tolerance};
     V.ByWall = gainsByParallelism(R.Check);
     if (Info && Info->DeviceOnly && !Cuda)
       R.Reason = "no CUDA device: measured on the CPU, where the program "
@@ -265,6 +268,7 @@ bool ProgramVerifier::warmUpBaseline() {
   if (Compare.Mode == "none")
     std::fprintf(stderr, "note: results not compared: %s\n",
                  Compare.Reason.c_str());
+  probeRounding();
   return true;
 }
 
@@ -282,6 +286,34 @@ void ProgramVerifier::chooseTiming(const ProgramRunResult &Baseline) {
     Timing = !Cuda && Baseline.CpuUs >= 0.5 * Baseline.Value ? "cpu" : "wall";
 }
 
+/// One more untimed run of the baseline under the rounding probe, when a
+/// fix may change the rounding of the numbers compared: how far rounding
+/// alone moves them (ProgramRun.h). Its failure leaves the declared
+/// tolerances.
+void ProgramVerifier::probeRounding() {
+  bool Rounding = std::any_of(Variants.begin(), Variants.end(), [](auto &V) {
+    return V.Result && V.Active && V.Allowed.Change == ResultChange::Rounding;
+  });
+  if (!Rounding || Compare.Mode != "numbers")
+    return;
+  std::string Command =
+      withPlaceholders(O.Run, Tree->buildDir(0), Tree->sourceDir(0));
+  ProgramRunResult Run =
+      runProgram(withRoundingProbe(Command), Tree->variantDir(0),
+                 Tree->sourceDir(0), L, metric());
+  Probe = {{"environment", RoundingProbe}, {"factor", ProbeFactor}};
+  if (!Run.Ok || !addRoundingProbe(Compare, Run.Output, metric())) {
+    Probe["failed"] = Run.Ok ? "it prints another count of numbers" : Run.Why;
+    std::fprintf(stderr,
+                 "note: the rounding probe (%s) failed: %s; fixes that may "
+                 "change the rounding are held to their checks' tolerance\n",
+                 RoundingProbe, Probe["failed"].get<std::string>().c_str());
+    return;
+  }
+  Probe["largest_relative"] =
+      *std::max_element(Compare.Sensitivity.begin(), Compare.Sensitivity.end());
+}
+
 /// The untimed run of a variant, whose numbers are compared with the
 /// baseline's; a variant that fails or changes the results is not timed.
 void ProgramVerifier::warmUp(Variant &V) {
@@ -296,17 +328,17 @@ void ProgramVerifier::warmUp(Variant &V) {
     return;
   }
   std::optional<NumberDifference> D =
-      firstDifference(Compare, Run.Output, metric(), V.Tolerance);
-  if (!D)
+      firstDifference(Compare, Run.Output, metric(), V.Allowed);
+  if (!D) {
+    // Timed as usual; how far the numbers moved is said, not judged.
+    if (V.Allowed.Change == ResultChange::RandomDraws)
+      if ((R.Expected = largestDifference(Compare, Run.Output, metric())))
+        R.Expected->Cause = "random-draws";
     return;
+  }
   R.Verdict = Outcome::ChangesResults;
   R.FirstDifference = D;
-  const char *What = Compare.Mode == "exact" ? "line" : "number";
-  R.Reason = std::string("the ") + What + " at position " +
-             std::to_string(D->Position) + " is '" +
-             (D->Variant.empty() ? "(missing)" : D->Variant) +
-             "', the baseline prints '" +
-             (D->Baseline.empty() ? "(missing)" : D->Baseline) + "'";
+  R.Reason = differenceReason(Compare, *D, V.Allowed);
   V.Active = false;
 }
 
@@ -323,7 +355,9 @@ void ProgramVerifier::addAllFixes() {
   for (const Variant &V : Variants)
     if (V.Result && V.Active) {
       All.Edits.insert(All.Edits.end(), V.Edits.begin(), V.Edits.end());
-      All.Tolerance = std::max(All.Tolerance, V.Tolerance);
+      All.Allowed.Change = std::max(All.Allowed.Change, V.Allowed.Change);
+      All.Allowed.Tolerance =
+          std::max(All.Allowed.Tolerance, V.Allowed.Tolerance);
       All.ByWall = All.ByWall || V.ByWall;
       Parts.push_back(std::to_string(*V.Result->Index));
     }
@@ -508,6 +542,8 @@ json ProgramVerifier::programSection(double BaselineBuild, double Wall) const {
             {"time", timingText()}};
   if (!Compare.Reason.empty())
     P["compare_reason"] = Compare.Reason;
+  if (!Probe.is_null())
+    P["rounding_probe"] = Probe;
   if (!O.Metric.empty())
     P["metric"] = O.Metric;
   if (!O.BuildCommand.empty())

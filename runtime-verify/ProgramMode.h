@@ -4,12 +4,12 @@
 // fix-it is verified on the user's own program. The baseline, each
 // finding's fix alone and all fixes together are built in scratch copies
 // (ProjectTree.h); each variant runs once untimed and its printed numbers
-// are compared with the baseline's (ProgramRun.h); then rounds in which
-// every variant still undecided runs once with the baseline, in a new
-// random order each round, judged at the looks of the sequential rule
-// (Sequential.h) on the paired ratios against the baseline of the same
-// round, until each is decided, the budget is spent, or --runs rounds (one
-// verdict at the end, by the snippets' rule, Verdict.h).
+// are compared with the baseline's as far as its check lets the fix change
+// them (ProgramRun.h); then rounds in which every variant still undecided
+// runs once with the baseline, in a new random order each round, judged at
+// the looks of the sequential rule (Sequential.h) on the paired ratios
+// against the baseline of the same round, until each is decided, the
+// budget is spent, or --runs rounds (one look at the end).
 //
 //===----------------------------------------------------------------------===//
 

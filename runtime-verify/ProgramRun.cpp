@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstdio>
 #include <fstream>
@@ -107,15 +108,72 @@ std::optional<double> metricValue(const std::string &Output,
   return Sum / Count;
 }
 
+double valueOf(const std::string &Number) {
+  return std::strtod(Number.c_str(), nullptr);
+}
+
 bool sameNumber(const std::string &A, const std::string &B, double Tolerance) {
   if (A == B)
     return true;
-  double X = std::strtod(A.c_str(), nullptr), Y = std::strtod(B.c_str(), nullptr);
+  double X = valueOf(A), Y = valueOf(B);
   if (std::isnan(X) || std::isnan(Y))
     return std::isnan(X) && std::isnan(Y);
   if (X == Y)
     return true;
   return std::fabs(X - Y) <= Tolerance * std::max(std::fabs(X), std::fabs(Y));
+}
+
+/// |X - Y| relative to the larger; infinite where one is not finite.
+double relativeDifference(double X, double Y) {
+  if (X == Y || (std::isnan(X) && std::isnan(Y)))
+    return 0;
+  if (!std::isfinite(X) || !std::isfinite(Y))
+    return HUGE_VAL;
+  return std::fabs(X - Y) / std::max(std::fabs(X), std::fabs(Y));
+}
+
+/// One unit in the last digit \p Number is printed with: 1e-4 for
+/// "1.9927", 1e-4 for "1.5e-3"; nothing for an integer, which a program
+/// prints exactly (a count, a step), or for nan and inf.
+std::optional<double> lastDigitUnit(const std::string &Number) {
+  size_t E = Number.find_first_of("eE");
+  std::string Mantissa = Number.substr(0, E);
+  size_t Dot = Mantissa.find('.');
+  if ((Dot == std::string::npos && E == std::string::npos) ||
+      !std::isfinite(valueOf(Number)))
+    return std::nullopt;
+  long Decimals = Dot == std::string::npos
+                      ? 0
+                      : static_cast<long>(Mantissa.size() - Dot - 1);
+  long Exponent =
+      E == std::string::npos ? 0 : std::atol(Number.c_str() + E + 1);
+  return std::pow(10.0, static_cast<double>(Exponent - Decimals));
+}
+
+/// Two printings of real numbers at most one unit apart in the last digit
+/// printed: their values may differ by as little as one likes, since each
+/// was rounded to that digit.
+bool withinLastDigit(const std::string &A, const std::string &B) {
+  std::optional<double> UnitA = lastDigitUnit(A), UnitB = lastDigitUnit(B);
+  if (!UnitA || !UnitB)
+    return false;
+  double Unit = std::max(*UnitA, *UnitB);
+  // Decimal units are not exact in binary: allow for that, not more.
+  return std::fabs(valueOf(A) - valueOf(B)) <= Unit * (1 + 1e-9);
+}
+
+/// How far the probe moved a number, relative: at least how far its value
+/// moved (what it printed, less one unit of the last digit printed, since
+/// a move of 1e-12 may flip that digit); 0 where it did not, or where one
+/// is not finite (no rounding explains that).
+double probeMove(const std::string &Baseline, const std::string &Probe) {
+  double X = valueOf(Baseline), Y = valueOf(Probe);
+  if (!std::isfinite(X) || !std::isfinite(Y) || X == Y)
+    return 0;
+  double Unit = std::max(lastDigitUnit(Baseline).value_or(0),
+                         lastDigitUnit(Probe).value_or(0));
+  double Moved = std::max(0.0, std::fabs(X - Y) - Unit);
+  return Moved / std::max(std::fabs(X), std::fabs(Y));
 }
 
 /// The values to compare in \p Mode: numbers, or lines.
@@ -129,6 +187,32 @@ std::vector<std::string> comparedValues(const std::string &Mode,
 bool sameValue(const std::string &Mode, const std::string &A,
                const std::string &B, double Tolerance) {
   return Mode == "exact" ? A == B : sameNumber(A, B, Tolerance);
+}
+
+/// Whether the \p I-th stable value printed as \p Value is what \p A
+/// allows of the baseline's.
+bool withinAllowance(const Comparison &C, size_t I, const std::string &Value,
+                     const Allowance &A) {
+  const std::string &Base = C.Baseline[I];
+  if (C.Mode == "exact")
+    return A.Change == ResultChange::RandomDraws || Base == Value;
+  switch (A.Change) {
+  case ResultChange::None:
+    return sameNumber(Base, Value, A.Tolerance);
+  case ResultChange::Rounding:
+    return sameNumber(Base, Value, allowedRelative(C, I, A.Tolerance)) ||
+           withinLastDigit(Base, Value);
+  case ResultChange::RandomDraws:
+    // Other weights train to other numbers; a diverged training is more.
+    return !std::isfinite(valueOf(Base)) || std::isfinite(valueOf(Value));
+  }
+  return false;
+}
+
+std::string scientific(double V) {
+  char Text[32];
+  std::snprintf(Text, sizeof(Text), "%.1e", V);
+  return Text;
 }
 
 } // namespace
@@ -222,18 +306,40 @@ Comparison baselineComparison(const std::string &Mode, const std::string &First,
   return C;
 }
 
+std::string withRoundingProbe(const std::string &Command) {
+  return std::string("export ") + RoundingProbe + " && " + Command;
+}
+
+bool addRoundingProbe(Comparison &C, const std::string &ProbeOutput,
+                      const std::regex *Metric) {
+  if (C.Mode != "numbers")
+    return false;
+  std::vector<std::string> Probe = numbersIn(ProbeOutput, Metric);
+  if (Probe.size() != C.Baseline.size())
+    return false;
+  C.Sensitivity.assign(Probe.size(), 0);
+  for (size_t I = 0; I < Probe.size(); ++I)
+    if (C.Stable[I])
+      C.Sensitivity[I] = probeMove(C.Baseline[I], Probe[I]);
+  return true;
+}
+
+double allowedRelative(const Comparison &C, size_t I, double Tolerance) {
+  double Probed = I < C.Sensitivity.size() ? C.Sensitivity[I] : 0;
+  return std::max(Tolerance, ProbeFactor * Probed);
+}
+
 std::optional<NumberDifference> firstDifference(const Comparison &C,
                                                 const std::string &Output,
                                                 const std::regex *Metric,
-                                                double Tolerance) {
+                                                const Allowance &A) {
   if (C.Mode == "none")
     return std::nullopt;
   std::vector<std::string> Values = comparedValues(C.Mode, Output, Metric);
   size_t N = std::max(Values.size(), C.Baseline.size());
   for (size_t I = 0; I < N; ++I) {
     bool InBoth = I < Values.size() && I < C.Baseline.size();
-    if (InBoth && (!C.Stable[I] ||
-                   sameValue(C.Mode, C.Baseline[I], Values[I], Tolerance)))
+    if (InBoth && (!C.Stable[I] || withinAllowance(C, I, Values[I], A)))
       continue;
     NumberDifference D;
     D.Position = static_cast<long long>(I) + 1;
@@ -242,6 +348,55 @@ std::optional<NumberDifference> firstDifference(const Comparison &C,
     return D;
   }
   return std::nullopt;
+}
+
+std::string differenceReason(const Comparison &C, const NumberDifference &D,
+                             const Allowance &A) {
+  std::string What = C.Mode == "exact" ? "line" : "number";
+  std::string Text = "the " + What + " at position " +
+                     std::to_string(D.Position) + " is '" +
+                     (D.Variant.empty() ? "(missing)" : D.Variant) +
+                     "', the baseline prints '" +
+                     (D.Baseline.empty() ? "(missing)" : D.Baseline) + "'";
+  bool Both = !D.Variant.empty() && !D.Baseline.empty();
+  if (A.Change == ResultChange::Rounding && Both && C.Mode == "numbers") {
+    double Relative =
+        relativeDifference(valueOf(D.Baseline), valueOf(D.Variant));
+    size_t I = static_cast<size_t>(D.Position - 1);
+    Text += " (" + scientific(Relative) + " relative, beyond the " +
+            scientific(allowedRelative(C, I, A.Tolerance)) +
+            " that rounding may make)";
+  }
+  if (A.Change == ResultChange::RandomDraws)
+    Text += Both ? " (more than other random draws explain: not finite)"
+                 : " (more than other random draws explain: another count of " +
+                       What + "s)";
+  return Text;
+}
+
+std::optional<ExpectedDifference> largestDifference(const Comparison &C,
+                                                    const std::string &Output,
+                                                    const std::regex *Metric) {
+  if (C.Mode == "none")
+    return std::nullopt;
+  std::vector<std::string> Values = comparedValues(C.Mode, Output, Metric);
+  std::optional<ExpectedDifference> Largest;
+  for (size_t I = 0; I < std::min(Values.size(), C.Baseline.size()); ++I) {
+    if (!C.Stable[I] || Values[I] == C.Baseline[I])
+      continue;
+    std::optional<double> Relative;
+    if (C.Mode == "numbers")
+      Relative = relativeDifference(valueOf(C.Baseline[I]), valueOf(Values[I]));
+    if (Relative == 0.0) // "1.50" for "1.5"
+      continue;
+    if (Largest && (!Relative || *Relative <= *Largest->Relative))
+      continue;
+    Largest = ExpectedDifference{
+        "",
+        {static_cast<long long>(I) + 1, C.Baseline[I], Values[I]},
+        Relative};
+  }
+  return Largest;
 }
 
 } // namespace torchtidy

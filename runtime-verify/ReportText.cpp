@@ -83,6 +83,19 @@ std::string toleranceText(const Difference &D) {
   return "results differ by " + Measured + ", beyond " + Tolerance;
 }
 
+std::string expectedText(const ExpectedDifference &E) {
+  std::string Cause = E.Cause == "random-draws"
+                          ? "the fix changes the random initialisation"
+                          : "the fix may change them (" + E.Cause + ")";
+  const NumberDifference &L = E.Largest;
+  std::string Where = "number " + std::to_string(L.Position) + ": " +
+                      L.Variant + ", baseline " + L.Baseline;
+  std::string Size = E.Relative ? "largest relative difference " +
+                                      sci1(*E.Relative) + ", " + Where
+                                : "first at line " + std::to_string(L.Position);
+  return "results differ as expected: " + Cause + " (" + Size + ")";
+}
+
 static std::string basename(const std::string &Path) {
   size_t Slash = Path.find_last_of("/\\");
   return Slash == std::string::npos ? Path : Path.substr(Slash + 1);

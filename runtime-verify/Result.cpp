@@ -159,6 +159,28 @@ std::optional<NumberDifference> numberDifferenceOf(const json &J) {
   return N;
 }
 
+std::optional<ExpectedDifference> expectedDifferenceOf(const json &J) {
+  const json *D = field(J, "expected_difference");
+  if (!D || !D->is_object())
+    return std::nullopt;
+  ExpectedDifference E;
+  E.Cause = text(*D, "cause");
+  E.Largest.Position = integer(*D, "position").value_or(0);
+  E.Largest.Baseline = text(*D, "baseline");
+  E.Largest.Variant = text(*D, "variant");
+  E.Relative = number(*D, "relative");
+  return E;
+}
+
+json expectedDifferenceJson(const ExpectedDifference &E) {
+  json J = {{"cause", E.Cause},
+            {"position", E.Largest.Position},
+            {"baseline", E.Largest.Baseline},
+            {"variant", E.Largest.Variant}};
+  putNumber(J, "relative", E.Relative);
+  return J;
+}
+
 } // namespace
 
 const char *outcomeName(Outcome O) {
@@ -245,6 +267,8 @@ json verificationJson(const VerifyResult &R) {
     J["first_difference"] = {{"position", R.FirstDifference->Position},
                              {"baseline", R.FirstDifference->Baseline},
                              {"variant", R.FirstDifference->Variant}};
+  if (R.Expected)
+    J["expected_difference"] = expectedDifferenceJson(*R.Expected);
   return J;
 }
 
@@ -295,6 +319,7 @@ VerifyResult resultFromJson(const json &J) {
   R.Time = text(J, "time");
   R.Compare = text(J, "compare");
   R.FirstDifference = numberDifferenceOf(J);
+  R.Expected = expectedDifferenceOf(J);
   return R;
 }
 

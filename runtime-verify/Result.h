@@ -75,6 +75,15 @@ struct NumberDifference {
   std::string Baseline, Variant; ///< as printed; "" when missing
 };
 
+/// Program mode: how far a variant's printed numbers moved from the
+/// baseline's where its check lets the fix move them (ResultChange
+/// RandomDraws): reported, not judged.
+struct ExpectedDifference {
+  std::string Cause;              ///< "random-draws"
+  NumberDifference Largest;       ///< the number (or line) that moved most
+  std::optional<double> Relative; ///< its relative difference (numbers)
+};
+
 /// The verdict on one finding, with how it was reached.
 struct VerifyResult {
   /// The finding's index in the findings file. Read back, an index that is
@@ -109,6 +118,7 @@ struct VerifyResult {
   std::string Time; ///< what was timed: "cpu", "wall" or "metric"
   std::string Compare;           ///< numbers, exact or none
   std::optional<NumberDifference> FirstDifference;
+  std::optional<ExpectedDifference> Expected;
 };
 
 /// Judges interleaved samples (judge() in Verdict.h) into \p R: verdict,

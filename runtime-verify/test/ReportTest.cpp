@@ -466,6 +466,40 @@ TEST(ReportTest, ReadBack) {
                              "verdict");
 }
 
+TEST(ReportTest, ExpectedDifference) {
+  // A fix that changes the random draws: timed, and how far its numbers
+  // moved is said in the table, the page and the JSON.
+  VerifyReport Report;
+  VerifyResult R;
+  R.Check = "torch-conv-bias-before-batchnorm";
+  R.File = "model.cpp";
+  R.Line = 6;
+  R.Verdict = Outcome::Same;
+  R.Kind = "program";
+  R.Speedup = Interval{1.01, 0.97, 1.04};
+  R.Expected =
+      ExpectedDifference{"random-draws", {2, "1.4512", "1.5020"}, 0.0338};
+  Report.Results.push_back(R);
+  std::string Text = "results differ as expected: the fix changes the random "
+                     "initialisation (largest relative difference 3.4e-02, "
+                     "number 2: 1.5020, baseline 1.4512)";
+  EXPECT_TRUE(
+      contains(renderTable(Report), "1.01x (0.97 .. 1.04), program; " + Text))
+      << renderTable(Report);
+  EXPECT_TRUE(contains(renderHtml(Report), Text));
+  json J = toJson(R);
+  EXPECT_EQ(J["expected_difference"], json({{"cause", "random-draws"},
+                                            {"position", 2},
+                                            {"baseline", "1.4512"},
+                                            {"variant", "1.5020"},
+                                            {"relative", 0.0338}}));
+  VerifyResult Back = resultFromJson(J);
+  ASSERT_TRUE(Back.Expected);
+  EXPECT_EQ(Back.Expected->Largest.Variant, "1.5020");
+  EXPECT_EQ(Back.Expected->Relative, 0.0338);
+  EXPECT_EQ(toJson(Back), J);
+}
+
 TEST(ReportTest, OutcomeNames) {
   for (Outcome O : KnownOutcomes)
     EXPECT_EQ(outcomeNamed(outcomeName(O)), O);

@@ -42,6 +42,21 @@ TEST(CheckTable, NamesAreTorchChecksAndUnique) {
   EXPECT_EQ(findCheck("torch-no-such-check"), nullptr);
 }
 
+TEST(CheckTable, ToleranceFitsWhatTheFixMayChange) {
+  // A fix that may change nothing allows no difference; one that may
+  // change the rounding declares by how much.
+  for (const CheckInfo &Info : CheckTable) {
+    if (Info.Results == ResultChange::None)
+      EXPECT_EQ(Info.Tolerance, 0) << Info.Name;
+    if (Info.Results == ResultChange::Rounding)
+      EXPECT_GT(Info.Tolerance, 0) << Info.Name;
+  }
+  EXPECT_EQ(findCheck("torch-conv-bias-before-batchnorm")->Results,
+            ResultChange::RandomDraws);
+  EXPECT_EQ(findCheck("torch-unfused-pointwise")->Results,
+            ResultChange::Rounding);
+}
+
 TEST(CheckTable, EveryCheckHasItsSources) {
   for (const CheckInfo &Info : CheckTable) {
     std::string Class(Info.ClassName);

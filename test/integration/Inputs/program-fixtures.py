@@ -1,15 +1,22 @@
 """Fixture findings for the program-mode tests, added to a findings file.
 
-  program-fixtures.py inject FINDINGS SETTINGS_CPP [wrong] [hang]
+  program-fixtures.py inject FINDINGS SETTINGS_CPP [wrong] [hang] [rounding]
   program-fixtures.py wrap REAL_VERIFY FINDINGS ARGS...   (as $LIBTORCH_TIDY_VERIFY)
 
 `wrong` exports a fix that changes a constant of the training (the learning
 rate): the verifier must say changes-results and --fix-only never apply it.
 `hang` exports a fix after which the program never ends: killed at the
-timeout, the other variants go on. `wrap` adds both to the findings of the
-project (its settings.cpp, next to the first finding's file) and runs the
-real verifier with a 10 s timeout. Both edit settings.cpp, which compiles
-in a second; the hang's fix has two fix-its (the call and its #include).
+timeout, the other variants go on. `rounding` exports a fix of
+torch-unfused-pointwise (a check whose fixes may change the rounding) that
+moves the losses as little as a fused op's rounding does after training:
+the learning rate 4e-4 relative higher moves them by about 1e-5 relative,
+so that at the four decimals printed two losses flip their last digit
+(1.4126 to 1.4125 on an x86-64 CPU: 7e-5 relative). Within what
+rounding may make, it must not be changes-results. `wrap` adds all three to
+the findings of the project (its settings.cpp, next to the first finding's
+file) and runs the real verifier with a 10 s timeout. They edit
+settings.cpp, which compiles in a second; the hang's fix has two fix-its
+(the call and its #include).
 """
 import json
 import os
@@ -52,6 +59,11 @@ def inject(findings_path, settings_cpp, kinds):
             [(path, text, body, 0, " ::pause();"),
              (path, text, 0, 0, "#include <unistd.h>\n")],
             "a fix after which the program never ends"))
+    if "rounding" in kinds:
+        at = text.index("0.05")
+        doc["findings"].append(finding(
+            "torch-unfused-pointwise", [(path, text, at, 4, "0.05002")],
+            "a fix that changes the losses by rounding only"))
     json.dump(doc, open(findings_path, "w"), indent=1)
 
 
@@ -62,7 +74,7 @@ def main():
     real, findings = sys.argv[2], sys.argv[3]
     files = [f["file"] for f in json.load(open(findings))["findings"]]
     settings = os.path.join(os.path.dirname(files[0]), "settings.cpp")
-    inject(findings, settings, ["wrong", "hang"])
+    inject(findings, settings, ["wrong", "hang", "rounding"])
     os.execv(real, [real] + sys.argv[3:] + ["--timeout", "10"])
 
 

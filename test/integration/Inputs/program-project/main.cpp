@@ -1,5 +1,5 @@
 // Trains the model on the data set for a few steps; prints the loss every
-// two steps and the training time.
+// two steps, at four decimals as training logs do, and the training time.
 //   train [STEPS]
 #include "data.h"
 #include "model.h"
@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
       Loss.backward();
       Optimizer.step();
       if (Step % 2 == 0)
-        std::printf("step %d loss %.5f\n", Step, Loss.item<float>());
+        std::printf("step %d loss %.4f\n", Step, Loss.item<float>());
       ++Step;
     }
   }

@@ -1,4 +1,5 @@
-// The model: a stack of small fully connected layers.
+// The model: a convolution with its BatchNorm, then a stack of small fully
+// connected layers.
 #pragma once
 #include <torch/torch.h>
 
@@ -6,6 +7,8 @@ struct StackNetImpl : torch::nn::Module {
   StackNetImpl(int64_t Width, int64_t Depth, int64_t Classes);
   torch::Tensor forward(torch::Tensor X);
 
+  torch::nn::Conv2d Conv{nullptr};
+  torch::nn::BatchNorm2d Norm{nullptr};
   torch::nn::ModuleList Layers;
   torch::nn::Linear Head{nullptr};
 };
