@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 
