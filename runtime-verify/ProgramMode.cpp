@@ -175,6 +175,7 @@ private:
   void judgeVariant(Variant &V);
   json programSection(double BaselineBuild, double Wall) const;
   std::string timingText() const;
+  json noiseOfMeasures() const;
 };
 
 void ProgramVerifier::planResults() {
@@ -518,6 +519,32 @@ void ProgramVerifier::judge() {
       judgeVariant(V);
 }
 
+/// The noise of both measures on this run, side by side: the median over
+/// the variants timed of the IQR/median of their pair ratios, by CPU time
+/// and by wall time (with --metric, the metric's in place of wall time).
+json ProgramVerifier::noiseOfMeasures() const {
+  std::vector<double> ByCpu, ByWall;
+  const Variant &Base = Variants[0];
+  for (size_t I = 1; I < Variants.size(); ++I) {
+    const Variant &V = Variants[I];
+    size_t N = V.Wall.size();
+    if (N < 2 || N > Base.Wall.size() || V.Cpu.size() != N)
+      continue;
+    auto Prefix = [N](const std::vector<double> &All) {
+      return std::vector<double>(All.begin(), All.begin() + N);
+    };
+    ByWall.push_back(relativeSpread(pairRatios(Prefix(Base.Wall), V.Wall)));
+    if (Base.Cpu.size() >= N && V.Cpu[0] > 0)
+      ByCpu.push_back(relativeSpread(pairRatios(Prefix(Base.Cpu), V.Cpu)));
+  }
+  json Noise = json::object();
+  if (!ByCpu.empty())
+    Noise["cpu"] = median(ByCpu);
+  if (!ByWall.empty())
+    Noise[Timing == "metric" ? "metric" : "wall"] = median(ByWall);
+  return Noise;
+}
+
 std::string ProgramVerifier::timingText() const {
   if (Timing == "metric")
     return "the number --metric captures";
@@ -537,6 +564,7 @@ json ProgramVerifier::programSection(double BaselineBuild, double Wall) const {
             {"timing", Timing},
             {"looks", Rule.Looks},
             {"alpha", Rule.Alpha},
+            {"noise", noiseOfMeasures()},
             {"wall_seconds", Wall},
             {"sandbox", Box.Describe},
             {"time", timingText()}};
