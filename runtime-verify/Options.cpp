@@ -98,6 +98,7 @@ const std::map<std::string, bool VerifyOptions::*> &switches() {
       {"--no-cache", &VerifyOptions::NoCache},
       {"--no-sandbox", &VerifyOptions::NoSandbox},
       {"--measure-on-cpu", &VerifyOptions::MeasureOnCpu},
+      {"--no-precompiled-headers", &VerifyOptions::NoPrecompiledHeaders},
       {"--help", &VerifyOptions::Help},
       {"-h", &VerifyOptions::Help},
   };
@@ -142,7 +143,7 @@ const char *usage() {
          "[--max-processes N] "
          "[--project BUILD_DIR --run COMMAND [--build-command CMD] "
          "[--metric REGEX] [--runs N] [--compare numbers|exact|none] "
-         "[--fix-tool LIBTORCH-TIDY]]";
+         "[--fix-tool LIBTORCH-TIDY] [--no-precompiled-headers]]";
 }
 
 ErrorOr<VerifyOptions> parseOptions(const std::vector<std::string> &Args) {

@@ -39,6 +39,8 @@ struct VerifyOptions {
   std::string FixTool;      ///< --fix-tool: the libtorch-tidy that applies
   long Runs = 0;            ///< --runs N: rounds; 0: the stop rule decides
   bool TimeCapSet = false;  ///< --time-cap was given
+  /// --no-precompiled-headers: scratch builds as the project's own are.
+  bool NoPrecompiledHeaders = false;
 
   bool programMode() const { return !Project.empty(); }
 

@@ -103,6 +103,9 @@ struct VerifyResult {
   std::string Variant;  ///< "finding N" or "all fixes"
   std::string Command;  ///< the command as given, placeholders unreplaced
   std::optional<double> BuildSeconds;
+  /// How it was built: "incremental rebuild with precompiled LibTorch
+  /// headers", "incremental rebuild", ...
+  std::string BuildMethod;
   std::optional<long long> Runs; ///< timed runs of each variant
   std::string Compare;           ///< numbers, exact or none
   std::optional<NumberDifference> FirstDifference;
