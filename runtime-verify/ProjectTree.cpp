@@ -360,11 +360,19 @@ ErrorOr<double> ScratchTree::buildBaseline() {
   return Seconds();
 }
 
-/// The PCH files CMake builds: cmake_pch.hxx.gch (GCC), .pch (Clang).
-static bool isPchFile(const fs::path &P) {
+/// Whether \p P is a PCH file CMake built for one of \p Targets (those the
+/// hook gave one: CMakeFiles/T.dir/cmake_pch.hxx.gch with GCC, .pch with
+/// Clang). A PCH of the project's own may hold its headers, which fix-its
+/// edit: it stays a copy in each variant.
+static bool isHookPch(const fs::path &P, const std::vector<PchTarget> &Targets) {
   std::string Name = P.filename().string();
-  return Name.rfind("cmake_pch", 0) == 0 &&
-         (P.extension() == ".gch" || P.extension() == ".pch");
+  if (Name.rfind("cmake_pch", 0) != 0 ||
+      (P.extension() != ".gch" && P.extension() != ".pch"))
+    return false;
+  std::string Dir = P.parent_path().filename().string();
+  return std::any_of(Targets.begin(), Targets.end(), [&](const PchTarget &T) {
+    return Dir == T.Name + ".dir";
+  });
 }
 
 void ScratchTree::sharePch() {
@@ -372,7 +380,8 @@ void ScratchTree::sharePch() {
   std::string Build = buildDir(0);
   for (auto It = fs::recursive_directory_iterator(Build, EC);
        !EC && It != fs::recursive_directory_iterator(); It.increment(EC)) {
-    if (!It->is_regular_file() || It->is_symlink() || !isPchFile(It->path()))
+    if (!It->is_regular_file() || It->is_symlink() ||
+        !isHookPch(It->path(), Pch.Targets))
       continue;
     SharedPch S;
     S.Link = It->path().lexically_relative(variantDir(0)).string();

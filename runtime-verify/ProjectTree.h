@@ -11,7 +11,10 @@
 //
 // Every variant is built under one path, a symbolic link re-pointed to the
 // variant being built: the build files name that path, and the copies stay
-// valid with nothing to regenerate. No LibTorch and no LLVM here.
+// valid with nothing to regenerate. The baseline precompiles LibTorch's
+// headers (PrecompiledHeaders.h) and the variants share that PCH, so that a
+// rebuild compiles the user's code, not LibTorch's headers again. No
+// LibTorch and no LLVM here.
 //
 //===----------------------------------------------------------------------===//
 
