@@ -96,6 +96,8 @@ std::string programLine(const VerifyReport &Report) {
   Line += ", wall time " + fixed2(P.value("wall_seconds", 0.0)) + " s";
   if (P.contains("note"))
     Line += "; " + P.value("note", "");
+  if (P.contains("build_method"))
+    Line += "; variants: " + P.value("build_method", "");
   return oneLine(Line) + "\n";
 }
 

@@ -106,6 +106,8 @@ const std::map<std::string, bool VerifyOptions::*> &switches() {
       {"--no-cache", &VerifyOptions::NoCache},
       {"--no-sandbox", &VerifyOptions::NoSandbox},
       {"--measure-on-cpu", &VerifyOptions::MeasureOnCpu},
+      {"--no-precompiled-headers", &VerifyOptions::NoPrecompiledHeaders},
+      {"--precompiled-headers", &VerifyOptions::PrecompiledHeaders},
       {"--help", &VerifyOptions::Help},
       {"-h", &VerifyOptions::Help},
   };
@@ -151,7 +153,8 @@ const char *usage() {
          "[--project BUILD_DIR --run COMMAND [--build-command CMD] "
          "[--metric REGEX] [--runs N] [--timing auto|cpu|wall] "
          "[--compare numbers|exact|none] "
-         "[--fix-tool LIBTORCH-TIDY]]";
+         "[--fix-tool LIBTORCH-TIDY] "
+         "[--precompiled-headers | --no-precompiled-headers]]";
 }
 
 ErrorOr<VerifyOptions> parseOptions(const std::vector<std::string> &Args) {

@@ -40,6 +40,9 @@ struct VerifyOptions {
   long Runs = 0;            ///< --runs N: rounds; 0: the stop rule decides
   std::string Timing = "auto"; ///< --timing auto|cpu|wall
   bool TimeCapSet = false;  ///< --time-cap was given
+  /// --no-precompiled-headers: scratch builds as the project's own are.
+  bool NoPrecompiledHeaders = false;
+  bool PrecompiledHeaders = false; ///< whatever the compiler, not Clang only
 
   bool programMode() const { return !Project.empty(); }
 

@@ -50,6 +50,8 @@ ErrorOr<BuildSetup> buildSetup(const VerifyOptions &O) {
   BuildSetup S;
   S.BuildCommand = O.BuildCommand;
   S.FixTool = findFixTool(O);
+  S.PrecompileTorch = !O.NoPrecompiledHeaders;
+  S.PchAnyCompiler = O.PrecompiledHeaders;
   std::error_code EC;
   bool HasCache = fs::exists(fs::path(O.Project) / "CMakeCache.txt", EC);
   if (HasCache || O.BuildCommand.empty()) {
@@ -238,6 +240,7 @@ void ProgramVerifier::buildVariants() {
       continue;
     }
     V.Result->BuildSeconds = *Built;
+    V.Result->BuildMethod = Tree->buildMethod(true);
   }
 }
 
@@ -381,6 +384,7 @@ void ProgramVerifier::addAllFixes() {
     return;
   }
   AllFixes.BuildSeconds = *Built;
+  AllFixes.BuildMethod = Tree->buildMethod(true);
   Variants.push_back(std::move(All));
   warmUp(Variants.back());
 }
@@ -554,6 +558,24 @@ std::string ProgramVerifier::timingText() const {
   return "wall time of the command, in microseconds";
 }
 
+/// What the scratch builds precompiled, and for which targets and sources.
+json pchSection(const PchState &Pch) {
+  json Targets = json::array(), Skipped = json::array();
+  for (const PchTarget &T : Pch.Targets)
+    Targets.push_back({{"target", T.Name},
+                       {"headers", T.Headers},
+                       {"sources", T.Sources},
+                       {"sources_without", T.Skipped}});
+  for (const PchSkip &S : Pch.Skipped)
+    Skipped.push_back({{"file", S.File}, {"why", S.Why}});
+  json P = {{"used", Pch.Used}, {"targets", Targets}};
+  if (!Pch.Note.empty())
+    P["note"] = Pch.Note;
+  if (!Skipped.empty())
+    P["sources_without"] = Skipped;
+  return P;
+}
+
 json ProgramVerifier::programSection(double BaselineBuild, double Wall) const {
   json P = {{"project", O.Project},
             {"command", O.Run},
@@ -579,6 +601,11 @@ json ProgramVerifier::programSection(double BaselineBuild, double Wall) const {
   if (!Cuda)
     P["note"] = "no CUDA device: every variant, device-only fixes too, ran "
                 "on the CPU";
+  if (Tree) {
+    P["baseline_build_method"] = Tree->buildMethod(false);
+    P["build_method"] = Tree->buildMethod(true);
+    P["precompiled_headers"] = pchSection(Tree->pch());
+  }
   return P;
 }
 

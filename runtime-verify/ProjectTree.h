@@ -11,7 +11,10 @@
 //
 // Every variant is built under one path, a symbolic link re-pointed to the
 // variant being built: the build files name that path, and the copies stay
-// valid with nothing to regenerate. No LibTorch and no LLVM here.
+// valid with nothing to regenerate. The baseline precompiles LibTorch's
+// headers (PrecompiledHeaders.h) and the variants share that PCH, so that a
+// rebuild compiles the user's code, not LibTorch's headers again. No
+// LibTorch and no LLVM here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +22,7 @@
 #define LIBTORCH_TIDY_VERIFY_PROJECTTREE_H
 
 #include "ErrorOr.h"
+#include "PrecompiledHeaders.h"
 #include "Process.h"
 
 #include <string>
@@ -61,9 +65,32 @@ struct BuildSetup {
   std::string BuildCommand; ///< --build-command, or "" for CMake
   std::string FixTool;      ///< libtorch-tidy, for --apply-fixits
   double Timeout = 1800;    ///< seconds a configure or build may take
+  /// Precompile LibTorch's headers in the scratch build (CMake only).
+  bool PrecompileTorch = true;
+  /// Precompile them whatever the compiler, not only with Clang.
+  bool PchAnyCompiler = false;
   /// Where builds run (probeBuildNamespace): the configure step, which may
   /// download, runs outside it.
   Sandbox BuildBox;
+};
+
+/// How the scratch builds use precompiled LibTorch headers
+/// (PrecompiledHeaders.h).
+struct PchState {
+  bool Used = false; ///< the baseline was built with them
+  /// Why not, or that the baseline failed with them and was built without.
+  std::string Note;
+  std::vector<PchTarget> Targets;
+  std::vector<PchSkip> Skipped; ///< sources that include LibTorch late
+};
+
+/// One precompiled header every variant shares: the baseline's, moved to
+/// Root/pch and linked back, so that a variant's copy costs no disk.
+struct SharedPch {
+  std::string Path; ///< in Root/pch
+  std::string Link; ///< where the build expects it, relative to the variant
+  uintmax_t Size = 0;
+  long long Time = 0; ///< its modification time, in the clock's ticks
 };
 
 /// The scratch builds of one verifier run, under \p Root (the run's
@@ -88,15 +115,29 @@ public:
   /// than the fix-its' (fix-error).
   bool lastFailureCompiled() const { return CompileFailed; }
 
+  const PchState &pch() const { return Pch; }
+  /// How the baseline (\p Variant false) or a variant was built, for the
+  /// report: "incremental rebuild with precompiled LibTorch headers", ...
+  std::string buildMethod(bool Variant) const;
+
 private:
   std::string Root;
   BuildSetup Setup;
   bool CompileFailed = false;
+  bool Hooked = false; ///< the last configure used the PCH hook
+  PchState Pch;
+  std::vector<SharedPch> Shared;
 
   std::string current() const { return Root + "/cur"; }
   ErrorOr<bool> pointCurrentAt(int K);
-  ErrorOr<bool> configure();
+  ErrorOr<bool> configure(bool WithPch);
+  /// The hook for CMAKE_PROJECT_INCLUDE, or "" when no source can use it.
+  std::string writePchHook(const std::string &UserInclude);
   ErrorOr<double> build();
+  ErrorOr<double> configureAndBuild(bool WithPch);
+  void sharePch();
+  ErrorOr<bool> privatizePch(int K, const std::vector<Edit> &Edits);
+  ErrorOr<bool> checkSharedPch() const;
   ErrorOr<bool> applyEdits(int K, const std::vector<Edit> &Edits);
 };
 

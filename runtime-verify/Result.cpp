@@ -263,6 +263,7 @@ json verificationJson(const VerifyResult &R) {
   putNumber(J, "p_value", R.PValue);
   putOptional(J, "difference", R.Diff);
   putNumber(J, "build_seconds", R.BuildSeconds);
+  putText(J, "build_method", R.BuildMethod);
   if (R.FirstDifference)
     J["first_difference"] = {{"position", R.FirstDifference->Position},
                              {"baseline", R.FirstDifference->Baseline},
@@ -315,6 +316,7 @@ VerifyResult resultFromJson(const json &J) {
   R.Variant = text(J, "variant");
   R.Command = text(J, "command");
   R.BuildSeconds = number(J, "build_seconds");
+  R.BuildMethod = text(J, "build_method");
   R.Runs = integer(J, "runs");
   R.Time = text(J, "time");
   R.Compare = text(J, "compare");

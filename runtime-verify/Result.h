@@ -114,6 +114,9 @@ struct VerifyResult {
   std::string Variant;  ///< "finding N" or "all fixes"
   std::string Command;  ///< the command as given, placeholders unreplaced
   std::optional<double> BuildSeconds;
+  /// How it was built: "incremental rebuild with precompiled LibTorch
+  /// headers", "incremental rebuild", ...
+  std::string BuildMethod;
   std::optional<long long> Runs; ///< timed runs of each variant
   std::string Time; ///< what was timed: "cpu", "wall" or "metric"
   std::string Compare;           ///< numbers, exact or none
