@@ -11,7 +11,8 @@ analyses and applies the fix-its, and the verifier it starts; by default
 the verifier beside the driver, as libtorch-tidy finds it). Every
 configuration runs, one after the other in the order given, on a fresh copy
 of the project (default: examples/, the bundled example, with the demo's
-command) configured with CMake in Release, as
+command) configured with CMake in Release with --cxx (default clang++-19,
+as the demo does), as
 
   libtorch-tidy --checks='-*,torch-*' -p BUILD --verify --run CMD FILES
 
@@ -34,12 +35,12 @@ DEFAULT_RUN = "{build}/train_cifar_like --epochs 1 --batches-per-epoch 4"
 DECIDED = ("faster", "same", "slower")
 
 
-def configure(project, work):
+def configure(project, work, cxx):
     src = os.path.join(work, "src")
     build = os.path.join(work, "build")
     shutil.copytree(project, src)
     subprocess.run(["cmake", "-S", src, "-B", build, "-G", "Ninja",
-                    "-DCMAKE_BUILD_TYPE=Release",
+                    "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_CXX_COMPILER=" + cxx,
                     "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"],
                    check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
@@ -47,7 +48,7 @@ def configure(project, work):
 
 
 def run_config(name, driver, verifier, args, work):
-    src, build = configure(args.project, os.path.join(work, name))
+    src, build = configure(args.project, os.path.join(work, name), args.cxx)
     report = os.path.join(work, name, "report.json")
     env = dict(os.environ)
     if verifier:
@@ -107,6 +108,9 @@ def main():
                    help="source file of the project to analyse (repeatable; "
                         "default train_cifar_like.cpp)")
     p.add_argument("--work-dir")
+    p.add_argument("--cxx", default="clang++-19",
+                   help="the project's C++ compiler (default clang++-19, as "
+                        "scripts/demo.sh configures it)")
     args = p.parse_args()
     args.file = args.file or ["train_cifar_like.cpp"]
     work = args.work_dir or tempfile.mkdtemp(prefix="program-verify-")
