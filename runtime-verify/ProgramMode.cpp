@@ -156,6 +156,11 @@ private:
   double Cap = 0; ///< seconds of rounds the budget allows
 
   bool byCpu() const { return Timing == "cpu"; }
+  /// The rounds the budget cannot cut: up to the first look at which the
+  /// signed-rank test can say faster or slower.
+  int fewestRounds() const {
+    return Rule.lookAtOrAfter(Rule.fewestPairsForTest());
+  }
 
   const std::regex *metric() const { return Metric ? &*Metric : nullptr; }
   void planResults();
@@ -401,8 +406,7 @@ std::optional<std::string> ProgramVerifier::roundsStop(double Seconds) const {
   if (Rounds >= Rule.lastLook())
     return "samples";
   // The budget stops no run before a faster verdict is possible at all.
-  int Fewest = Rule.lookAtOrAfter(Rule.fewestPairsForTest());
-  if (Rounds >= Fewest && Seconds >= Cap)
+  if (Rounds >= fewestRounds() && Seconds >= Cap)
     return "time";
   return std::nullopt;
 }
@@ -411,8 +415,10 @@ void ProgramVerifier::look(double Seconds, bool Final) {
   // The rounds the budget left allows, at the cost of a round so far (an
   // underestimate of what is left: rounds get cheaper as variants stop).
   long long MostRounds = Rounds;
-  if (Rounds > 0 && Seconds > 0)
+  if (Rounds > 0 && Seconds > 0 && Cap > Seconds)
     MostRounds += static_cast<long long>((Cap - Seconds) / (Seconds / Rounds));
+  // The rounds before the first look that can say faster run anyway.
+  MostRounds = std::max<long long>(MostRounds, fewestRounds());
   if (Final)
     MostRounds = Rounds;
   const std::vector<double> &Base = Variants[0].samples(byCpu());
