@@ -9,6 +9,14 @@ twice and the fix-its applied to one copy by `libtorch-tidy --apply-fixits`
 --apply-fixits` (runtime-verify/FixitApplier, no LLVM). Both must succeed or
 both fail, and the two trees must be identical byte for byte. One line per
 difference and a summary; exit 1 on any difference, 2 on bad input.
+
+On the real code of bench/real-code.py (a manual check: it needs the
+downloaded projects): `bench/real-code.py LABELS MIRROR --project` leaves
+each repository's findings in WORK/<owner>+<name>-db/findings.json and its
+extracted tree in WORK; then, per repository,
+  compare-fixit-appliers.py --quiet --driver build/driver/libtorch-tidy \
+      --verify build/runtime-verify/libtorch-tidy-verify \
+      WORK/<owner>+<name>-db/findings.json WORK/<extracted tree>
 """
 import argparse
 import filecmp
