@@ -1,6 +1,7 @@
 //===--- AtomicWrite.h - libtorch-tidy-verify -------------------*- C++ -*-===//
 //
-// Writing a report file so that it is never seen half-written.
+// Writing a report file, or replacing a source file a fix-it edits, so
+// that it is never seen half-written.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,12 @@ namespace torchtidy {
 /// temporary file and returns one line: "cannot write 'PATH': <strerror>".
 std::optional<Failure> writeFileAtomically(const std::string &Path,
                                            const std::string &Text);
+
+/// Replaces the existing file \p Path (a symbolic link: its target) by
+/// \p Text in one rename, keeping its mode: a source file a fix-it edits,
+/// as the driver's replaceFileAtomically does. The same one-line errors.
+std::optional<Failure> replaceFileAtomically(const std::string &Path,
+                                             const std::string &Text);
 
 } // namespace torchtidy
 

@@ -70,6 +70,7 @@ const std::map<std::string, Setter> &valuedOptions() {
       {"--run", text(&VerifyOptions::Run)},
       {"--build-command", text(&VerifyOptions::BuildCommand)},
       {"--metric", text(&VerifyOptions::Metric)},
+      // Ignored: older drivers name the libtorch-tidy that applied fix-its.
       {"--fix-tool", text(&VerifyOptions::FixTool)},
       {"--runs", positive("--runs", &VerifyOptions::Runs, 2, false)},
       {"--compare",
@@ -153,7 +154,6 @@ const char *usage() {
          "[--project BUILD_DIR --run COMMAND [--build-command CMD] "
          "[--metric REGEX] [--runs N] [--timing auto|cpu|wall] "
          "[--compare numbers|exact|none] "
-         "[--fix-tool LIBTORCH-TIDY] "
          "[--precompiled-headers | --no-precompiled-headers]]";
 }
 

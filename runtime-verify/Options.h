@@ -36,7 +36,9 @@ struct VerifyOptions {
   std::string BuildCommand; ///< --build-command 'CMD', instead of CMake
   std::string Metric;       ///< --metric REGEX: time its first group
   std::string Compare = "numbers"; ///< --compare numbers|exact|none
-  std::string FixTool;      ///< --fix-tool: the libtorch-tidy that applies
+  /// --fix-tool: accepted for older drivers and scripts, ignored (the
+  /// verifier applies fix-its itself, FixitApplier.h).
+  std::string FixTool;
   long Runs = 0;            ///< --runs N: rounds; 0: the stop rule decides
   std::string Timing = "auto"; ///< --timing auto|cpu|wall
   bool TimeCapSet = false;  ///< --time-cap was given

@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <memory>
 #include <random>
-#include <unistd.h>
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -27,29 +26,10 @@ double secondsSince(std::chrono::steady_clock::time_point Start) {
       .count();
 }
 
-/// libtorch-tidy, which applies the fix-its: --fix-tool, $LIBTORCH_TIDY,
-/// next to this program (an install), in the build tree beside it, or on
-/// PATH.
-std::string findFixTool(const VerifyOptions &O) {
-  if (!O.FixTool.empty())
-    return O.FixTool;
-  if (const char *Env = std::getenv("LIBTORCH_TIDY"); Env && *Env)
-    return Env;
-  std::error_code EC;
-  fs::path Self = fs::read_symlink("/proc/self/exe", EC);
-  for (const fs::path &Candidate :
-       {Self.parent_path() / "libtorch-tidy",
-        Self.parent_path() / ".." / "driver" / "libtorch-tidy"})
-    if (!EC && ::access(Candidate.c_str(), X_OK) == 0)
-      return Candidate.string();
-  return "libtorch-tidy";
-}
-
 /// Where and how the project is built.
 ErrorOr<BuildSetup> buildSetup(const VerifyOptions &O) {
   BuildSetup S;
   S.BuildCommand = O.BuildCommand;
-  S.FixTool = findFixTool(O);
   S.PrecompileTorch = !O.NoPrecompiledHeaders;
   S.PchAnyCompiler = O.PrecompiledHeaders;
   std::error_code EC;

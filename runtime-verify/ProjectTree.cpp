@@ -1,9 +1,8 @@
 //===--- ProjectTree.cpp - libtorch-tidy-verify ---------------------------===//
 
 #include "ProjectTree.h"
+#include "FixitApplier.h"
 #include "Process.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -459,29 +458,20 @@ std::string ScratchTree::buildMethod(bool Variant) const {
 
 ErrorOr<bool> ScratchTree::applyEdits(int K, const std::vector<Edit> &Edits) {
   const std::string &UserSource = Setup.Project.SourceDir;
-  nlohmann::json List = nlohmann::json::array();
+  std::vector<FixitEdit> Scratch;
   for (const Edit &E : Edits) {
     std::string File = canonical(E.File);
     if (File.rfind(UserSource + "/", 0) != 0)
       return Failure{"the fix-it edits '" + E.File +
                      "', outside the source directory " + UserSource};
-    List.push_back({{"file", sourceDir(K) + File.substr(UserSource.size())},
-                    {"offset", E.Offset},
-                    {"length", E.Length},
-                    {"replacement", E.Text}});
+    // Cut to 32 bits as the driver's --apply-fixits reads the numbers.
+    Scratch.push_back({sourceDir(K) + File.substr(UserSource.size()),
+                       static_cast<unsigned>(E.Offset),
+                       static_cast<unsigned>(E.Length), E.Text});
   }
-  std::string Spec = Root + "/fixits-" + std::to_string(K) + ".json";
-  nlohmann::json Doc = {{"format", "libtorch-tidy-fixits"},
-                        {"version", 1},
-                        {"edits", List}};
-  if (!writeText(Spec, Doc.dump(1)))
-    return Failure{"cannot write " + Spec};
-  ProcessResult R =
-      runTool({Setup.FixTool, "--apply-fixits=" + Spec}, Root, 300,
-              Root + "/tmp");
-  if (!succeeded(R))
-    return Failure{"the fix-its could not be applied: " +
-                   whyFailed(R, 300)};
+  // Applied here, not by libtorch-tidy: a GPU machine has no LLVM.
+  if (std::optional<Failure> Error = applyFixits(Scratch))
+    return Failure{"the fix-its could not be applied: " + Error->Message};
   return true;
 }
 

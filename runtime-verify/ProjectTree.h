@@ -5,9 +5,9 @@
 // run's temporary directory (without .git and build directories) and the
 // baseline is configured there with the user's CMake cache variables and
 // built. Each variant starts as a copy of the built baseline (sources and
-// build directory, times kept), gets its fix-its applied by libtorch-tidy
-// (--apply-fixits: clang's replacements, as --fix applies them) and is
-// rebuilt, so that only the translation units its fix-its touch compile.
+// build directory, times kept), gets its fix-its applied (FixitApplier.h:
+// what the driver's --apply-fixits does, without LLVM) and is rebuilt, so
+// that only the translation units its fix-its touch compile.
 //
 // Every variant is built under one path, a symbolic link re-pointed to the
 // variant being built: the build files name that path, and the copies stay
@@ -63,7 +63,6 @@ struct Edit {
 struct BuildSetup {
   CMakeProject Project; ///< SourceDir is set either way
   std::string BuildCommand; ///< --build-command, or "" for CMake
-  std::string FixTool;      ///< libtorch-tidy, for --apply-fixits
   double Timeout = 1800;    ///< seconds a configure or build may take
   /// Precompile LibTorch's headers in the scratch build (CMake only).
   bool PrecompileTorch = true;

@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AtomicWrite.h"
+#include "FixitApplier.h"
 #include "Dispatch.h"
 #include "Findings.h"
 #include "Options.h"
@@ -36,6 +37,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <optional>
 #include <unistd.h>
 
@@ -129,6 +131,12 @@ int verify(const VerifyOptions &O) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // `--apply-fixits=SPEC`: the driver's option of that name, without LLVM,
+  // so that tests can compare the two appliers.
+  constexpr const char *ApplyFixits = "--apply-fixits=";
+  if (argc == 2 && std::strncmp(argv[1], ApplyFixits,
+                                std::strlen(ApplyFixits)) == 0)
+    return runApplyFixits(argv[1] + std::strlen(ApplyFixits), std::cerr);
   ErrorOr<VerifyOptions> O =
       parseOptions(std::vector<std::string>(argv + 1, argv + argc));
   if (!O)
