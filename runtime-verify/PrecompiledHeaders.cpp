@@ -322,6 +322,15 @@ bool cmakeListSafe(const std::string &Name) {
   return Name.find_first_of(";|<>$\"\\\n\r") == std::string::npos;
 }
 
+std::string joined(const std::vector<std::string> &Parts, const char *Sep) {
+  std::string Out;
+  for (const std::string &P : Parts)
+    Out += (Out.empty() ? "" : Sep) + P;
+  return Out;
+}
+
+} // namespace
+
 std::string cmakeQuoted(const std::string &Value) {
   std::string Out = "\"";
   for (char C : Value) {
@@ -331,15 +340,6 @@ std::string cmakeQuoted(const std::string &Value) {
   }
   return Out + "\"";
 }
-
-std::string joined(const std::vector<std::string> &Parts, const char *Sep) {
-  std::string Out;
-  for (const std::string &P : Parts)
-    Out += (Out.empty() ? "" : Sep) + P;
-  return Out;
-}
-
-} // namespace
 
 SourceFiles SourceFiles::read(const std::string &Root) {
   SourceFiles Files;

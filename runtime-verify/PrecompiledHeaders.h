@@ -66,6 +66,9 @@ struct PchScan {
 /// Scans every C++ source of \p Files.
 PchScan scanSources(const SourceFiles &Files);
 
+/// A CMake quoted argument holding \p Value.
+std::string cmakeQuoted(const std::string &Value);
+
 /// The CMAKE_PROJECT_INCLUDE script for the scratch configure: it includes
 /// \p UserInclude first (the user's own CMAKE_PROJECT_INCLUDE, if any), then
 /// gives each target's sources of \p Scan a PCH, and writes one line per

@@ -64,17 +64,6 @@ std::string replacedAll(std::string Value, const std::string &From,
   return Value;
 }
 
-/// A CMake quoted argument holding \p Value.
-std::string cmakeQuoted(const std::string &Value) {
-  std::string Out = "\"";
-  for (char C : Value) {
-    if (C == '\\' || C == '"' || C == '$')
-      Out += '\\';
-    Out += C;
-  }
-  return Out + "\"";
-}
-
 /// Whether \p Dir is a build directory or a repository's metadata, which
 /// the scratch copy leaves out.
 bool skippedDirectory(const fs::path &Dir, const std::string &UserBuild) {
