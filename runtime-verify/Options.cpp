@@ -3,6 +3,7 @@
 #include "Options.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -17,6 +18,19 @@ using Setter = std::function<std::optional<Failure>(const std::string &,
 
 Setter text(std::string VerifyOptions::*Field) {
   return [Field](const std::string &V, VerifyOptions &O) {
+    O.*Field = V;
+    return std::optional<Failure>();
+  };
+}
+
+/// An option whose value is one of \p Values (three: "needs A, B or C").
+Setter oneOf(const char *Name, std::string VerifyOptions::*Field,
+             std::array<const char *, 3> Values) {
+  return [=](const std::string &V, VerifyOptions &O) {
+    if (std::find(Values.begin(), Values.end(), V) == Values.end())
+      return std::optional<Failure>(
+          Failure{std::string(Name) + " needs " + Values[0] + ", " +
+                  Values[1] + " or " + Values[2]});
     O.*Field = V;
     return std::optional<Failure>();
   };
@@ -73,22 +87,10 @@ const std::map<std::string, Setter> &valuedOptions() {
       // Ignored: older drivers name the libtorch-tidy that applied fix-its.
       {"--fix-tool", text(&VerifyOptions::FixTool)},
       {"--runs", positive("--runs", &VerifyOptions::Runs, 2, false)},
-      {"--compare",
-       [](const std::string &V, VerifyOptions &O) {
-         if (V != "numbers" && V != "exact" && V != "none")
-           return std::optional<Failure>(
-               Failure{"--compare needs numbers, exact or none"});
-         O.Compare = V;
-         return std::optional<Failure>();
-       }},
+      {"--compare", oneOf("--compare", &VerifyOptions::Compare,
+                          {"numbers", "exact", "none"})},
       {"--timing",
-       [](const std::string &V, VerifyOptions &O) {
-         if (V != "auto" && V != "cpu" && V != "wall")
-           return std::optional<Failure>(
-               Failure{"--timing needs auto, cpu or wall"});
-         O.Timing = V;
-         return std::optional<Failure>();
-       }},
+       oneOf("--timing", &VerifyOptions::Timing, {"auto", "cpu", "wall"})},
       {"--timeout", positive("--timeout", &VerifyOptions::Timeout, 0, false)},
       {"--memory-limit",
        positive("--memory-limit", &VerifyOptions::MemoryMiB, 0, true)},
