@@ -120,6 +120,15 @@ fixedTexts(const std::vector<FixitEdit> &Edits) {
       return failure("cannot read '" + File +
                      "': " + Buffer.getError().message());
     std::string Base = (*Buffer)->getBuffer().str();
+    // clang's Rewriter drops an insertion past the end and crashes on a
+    // replacement there: the file is not the one the fix-its were made for.
+    for (const tooling::Replacement &R : Replacements)
+      if (uint64_t(R.getOffset()) + R.getLength() > Base.size())
+        return failure(llvm::formatv("the fix-it at offset {0} length {1} is "
+                                     "past the end of '{2}' ({3} bytes)",
+                                     R.getOffset(), R.getLength(), File,
+                                     Base.size())
+                           .str());
     llvm::Expected<std::string> Fixed =
         tooling::applyAllReplacements(Base, Replacements);
     if (!Fixed)
