@@ -58,7 +58,7 @@ struct Variant {
   /// --metric number) and of CPU time.
   std::vector<double> Wall, Cpu;
   bool Active = true;  ///< built, runs and keeps the results
-  bool Timing = true;  ///< still run in the rounds: not decided yet
+  bool Running = true; ///< still run in the rounds: not decided yet
   bool ByWall = false; ///< judged on wall time where CPU time is the rule
   std::optional<LookResult> Look; ///< the look that stopped it
   /// Why its rounds stopped: "decided", "undecidable" (the budget cannot
@@ -69,6 +69,14 @@ struct Variant {
     return Cpu && !ByWall ? this->Cpu : Wall;
   }
 };
+
+/// The baseline's samples of the first \p N rounds: those its pairs with a
+/// variant run \p N rounds are made of (a variant stops at a look, the
+/// baseline goes on).
+std::vector<double> firstRounds(const std::vector<double> &Base, size_t N) {
+  return std::vector<double>(Base.begin(),
+                             Base.begin() + std::min(N, Base.size()));
+}
 
 /// Checks whose fix spends more CPU to finish sooner (data loading in
 /// worker processes, one process per GPU): CPU time would call a real gain
@@ -380,7 +388,7 @@ std::optional<std::string> ProgramVerifier::roundsStop(double Seconds) const {
                             : std::nullopt;
   bool Undecided = std::any_of(
       Variants.begin() + 1, Variants.end(),
-      [](const Variant &V) { return V.Active && V.Timing; });
+      [](const Variant &V) { return V.Active && V.Running; });
   if (!Undecided)
     return "decided";
   if (Rounds >= Rule.lastLook())
@@ -404,11 +412,11 @@ void ProgramVerifier::look(double Seconds, bool Final) {
   const std::vector<double> &Base = Variants[0].samples(byCpu());
   for (size_t I = 1; I < Variants.size(); ++I) {
     Variant &V = Variants[I];
-    if (!V.Active || !V.Timing)
+    if (!V.Active || !V.Running)
       continue;
     const std::vector<double> &After = V.samples(byCpu());
-    std::vector<double> Before(Base.begin(), Base.begin() + After.size());
-    LookResult L = judgeAtLook(Before, After, MostRounds, Rule);
+    LookResult L = judgeAtLook(firstRounds(Base, After.size()), After,
+                               MostRounds, Rule);
     if (!L.Done && !Final)
       continue;
     if (L.J.Decision != Verdict::Ambiguous)
@@ -416,7 +424,7 @@ void ProgramVerifier::look(double Seconds, bool Final) {
     else if (!Final)
       V.StopWhy = "undecidable";
     V.Look = std::move(L);
-    V.Timing = false;
+    V.Running = false;
   }
 }
 
@@ -426,7 +434,7 @@ bool ProgramVerifier::runRound(std::vector<size_t> &Order,
                                std::mt19937 &Shuffle) {
   Order.clear();
   for (size_t I = 0; I < Variants.size(); ++I)
-    if (Variants[I].Active && (I == 0 || Variants[I].Timing))
+    if (Variants[I].Active && (I == 0 || Variants[I].Running))
       Order.push_back(I);
   std::shuffle(Order.begin(), Order.end(), Shuffle);
   for (size_t I : Order) {
@@ -485,10 +493,11 @@ void ProgramVerifier::judgeVariant(Variant &V) {
   const std::vector<double> &Base = Variants[0].samples(byCpu());
   if (After.empty() || After.size() > Base.size())
     return;
-  std::vector<double> Before(Base.begin(), Base.begin() + After.size());
+  std::vector<double> Before = firstRounds(Base, After.size());
   VerifyResult &R = *V.Result;
   std::string Note = R.Reason;
-  R.Time = V.ByWall && byCpu() ? "wall" : Timing;
+  bool WallInstead = V.ByWall && byCpu();
+  R.Time = WallInstead ? "wall" : Timing;
   R.Runs = static_cast<long long>(After.size());
   if (!V.Look)
     return;
@@ -497,7 +506,7 @@ void ProgramVerifier::judgeVariant(Variant &V) {
   std::string Why =
       V.Look->J.Decision == Verdict::Ambiguous ? V.Look->Why : "";
   R.Reason = Note.empty() ? Why : Why.empty() ? Note : Note + "; " + Why;
-  if (V.ByWall && byCpu())
+  if (WallInstead)
     R.Reason += std::string(R.Reason.empty() ? "" : "; ") +
                 "timed by wall time: the fix spends CPU in parallel to "
                 "finish sooner";
@@ -520,12 +529,11 @@ json ProgramVerifier::noiseOfMeasures() const {
     size_t N = V.Wall.size();
     if (N < 2 || N > Base.Wall.size() || V.Cpu.size() != N)
       continue;
-    auto Prefix = [N](const std::vector<double> &All) {
-      return std::vector<double>(All.begin(), All.begin() + N);
-    };
-    ByWall.push_back(relativeSpread(pairRatios(Prefix(Base.Wall), V.Wall)));
+    ByWall.push_back(
+        relativeSpread(pairRatios(firstRounds(Base.Wall, N), V.Wall)));
     if (Base.Cpu.size() >= N && V.Cpu[0] > 0)
-      ByCpu.push_back(relativeSpread(pairRatios(Prefix(Base.Cpu), V.Cpu)));
+      ByCpu.push_back(
+          relativeSpread(pairRatios(firstRounds(Base.Cpu, N), V.Cpu)));
   }
   json Noise = json::object();
   if (!ByCpu.empty())
