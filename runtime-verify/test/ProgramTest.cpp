@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 using namespace torchtidy;
 
@@ -205,6 +206,18 @@ TEST(ProgramTest, RandomDrawsAreReportedNotJudged) {
   ASSERT_TRUE(E);
   EXPECT_EQ(E->Largest.Position, 2);
   EXPECT_FALSE(E->Relative);
+}
+
+// The shell's `times`: its own line, then its children's user and system.
+TEST(ProgramTest, CpuTimeFromTheShellsTimes) {
+  std::filesystem::path File = std::filesystem::temp_directory_path() /
+                               ("times-" + std::to_string(::getpid()));
+  std::ofstream(File) << "0m0.010000s 0m0.000000s\n1m2.500000s 0m0.250000s\n";
+  EXPECT_DOUBLE_EQ(childCpuMicroseconds(File.string()), 62.75e6);
+  EXPECT_FALSE(std::filesystem::exists(File)) << "read once, then removed";
+  EXPECT_EQ(childCpuMicroseconds(File.string()), 0) << "missing: unknown";
+  std::ofstream(File) << "0m0.01s 0m0.00s\n";
+  EXPECT_EQ(childCpuMicroseconds(File.string()), 0) << "no children's line";
 }
 
 TEST(ProgramTest, Options) {
