@@ -84,6 +84,20 @@ void planSnippet(const json &F, size_t Index, const CheckInfo *Info,
   }
 }
 
+/// --references-only: the check's reference benchmark, or why there is none.
+void planReferenceOnly(const CheckInfo *Info, Plan &P) {
+  VerifyResult &R = P.Results.back();
+  if (Info && hasReferenceBenchmark(Info->Reference)) {
+    R.Reason = "--references-only: measured by the check's reference "
+               "benchmark";
+    P.References.push_back(P.Results.size() - 1);
+    return;
+  }
+  R.Verdict = Outcome::NotVerifiable;
+  R.Reason = "--references-only, and " + R.Check +
+             " has no reference benchmark";
+}
+
 /// Runs the reference benchmark for result \p R; says so when there is
 /// none for its finding.
 void runReferenceFor(const json &F, const VerifyOptions &O, VerifyResult &R) {
@@ -123,6 +137,10 @@ Plan planVerification(const json &Findings, const VerifyOptions &O,
     }
     if (R.Verdict != Outcome::None)
       continue;
+    if (O.ReferencesOnly) {
+      planReferenceOnly(Info, P);
+      continue;
+    }
     if (std::string Why = referenceOnlyReason(Info); !Why.empty()) {
       R.Reason = Why;
       P.References.push_back(P.Results.size() - 1);

@@ -109,6 +109,7 @@ const std::map<std::string, bool VerifyOptions::*> &switches() {
       {"--no-cache", &VerifyOptions::NoCache},
       {"--no-sandbox", &VerifyOptions::NoSandbox},
       {"--measure-on-cpu", &VerifyOptions::MeasureOnCpu},
+      {"--references-only", &VerifyOptions::ReferencesOnly},
       {"--no-precompiled-headers", &VerifyOptions::NoPrecompiledHeaders},
       {"--precompiled-headers", &VerifyOptions::PrecompiledHeaders},
       {"--help", &VerifyOptions::Help},
@@ -136,6 +137,9 @@ ErrorOr<VerifyOptions> checkProgramOptions(VerifyOptions O) {
                    "need --project BUILD_DIR"};
   if (!O.Project.empty() && O.Run.empty())
     return Failure{"--project needs --run 'COMMAND'"};
+  if (!O.Project.empty() && O.ReferencesOnly)
+    return Failure{"--references-only measures reference benchmarks, not "
+                   "the program of --project"};
   return O;
 }
 
@@ -151,7 +155,8 @@ const char *usage() {
          "[--time-cap S] [--timeout S] [--memory-limit MIB] "
          "[--torch-dir DIR] [--cxx COMPILER] [--shape NAME=DIMS]... "
          "[--value NAME=V]... [--config FILE] "
-         "[--cache-dir DIR | --no-cache] [--measure-on-cpu] [--no-sandbox] "
+         "[--cache-dir DIR | --no-cache] [--measure-on-cpu] [--references-only] "
+         "[--no-sandbox] "
          "[--max-processes N] "
          "[--project BUILD_DIR --run COMMAND [--build-command CMD] "
          "[--metric REGEX] [--runs N] [--timing auto|cpu|wall] "

@@ -27,6 +27,9 @@ struct VerifyOptions {
   /// three thread pools of one thread per core.
   long MaxTasks = 64 + 4 * static_cast<long>(defaultCores());
   bool NoCache = false, MeasureOnCpu = false, NoSandbox = false;
+  /// Every finding measured by its check's reference benchmark, none by
+  /// its snippet (a GPU run's reference table: one result per check).
+  bool ReferencesOnly = false;
   BindingConfig Config; ///< --shape, --value and --config
 
   // Program mode (docs/verifier.md, "Program mode"): each finding's fix is

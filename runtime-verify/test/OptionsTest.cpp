@@ -27,7 +27,8 @@ TEST(VerifyOptionsTest, Defaults) {
   EXPECT_EQ(O->Timeout, 120);
   EXPECT_EQ(O->MemoryMiB, 8192);
   EXPECT_GE(O->MaxTasks, 68);
-  EXPECT_FALSE(O->NoCache || O->NoSandbox || O->MeasureOnCpu || O->Help);
+  EXPECT_FALSE(O->NoCache || O->NoSandbox || O->MeasureOnCpu || O->Help ||
+               O->ReferencesOnly);
 }
 
 TEST(VerifyOptionsTest, EveryOption) {
@@ -36,7 +37,7 @@ TEST(VerifyOptionsTest, EveryOption) {
        "--torch-dir", "/t", "--cxx", "g++", "--cache-dir", "c", "--time-cap",
        "2.5", "--timeout", "30", "--memory-limit", "0", "--max-processes", "9",
        "--shape", "x=4x8", "--value", "n=3", "--no-cache", "--no-sandbox",
-       "--measure-on-cpu", "f.json"});
+       "--measure-on-cpu", "--references-only", "f.json"});
   ASSERT_TRUE(O) << O.error();
   EXPECT_EQ(O->Json, "r.json");
   EXPECT_EQ(O->Html, "r.html");
@@ -50,7 +51,8 @@ TEST(VerifyOptionsTest, EveryOption) {
   EXPECT_EQ(O->MaxTasks, 9);
   EXPECT_EQ(O->Config.Tensors.at("x").Sizes, (std::vector<int64_t>{4, 8}));
   EXPECT_EQ(O->Config.Values.at("n"), "3");
-  EXPECT_TRUE(O->NoCache && O->NoSandbox && O->MeasureOnCpu);
+  EXPECT_TRUE(O->NoCache && O->NoSandbox && O->MeasureOnCpu &&
+              O->ReferencesOnly);
   EXPECT_EQ(O->Findings, "f.json");
 }
 
@@ -78,6 +80,11 @@ TEST(VerifyOptionsTest, Errors) {
             "--max-processes needs a positive number");
   EXPECT_EQ(parse({"f.json", "--memory-limit", "-1"}).error(),
             "--memory-limit needs a positive number");
+  EXPECT_EQ(parse({"f.json", "--references-only", "--project", "b", "--run",
+                   "x"})
+                .error(),
+            "--references-only measures reference benchmarks, not the "
+            "program of --project");
   EXPECT_EQ(parse({"f.json", "--shape", "x=4,8"}).error(),
             "--shape 'x=4,8': expected NAME=DIMS like x=16x3x32x32 or "
             "labels=16:kLong");
