@@ -19,6 +19,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -249,28 +250,39 @@ class Log:
             self.file.flush()
 
 
-def run_logged(log, command, timeout, cwd=None, env=None, quiet=False):
-    """Runs COMMAND; its output goes to the log (the last lines only when
-    quiet). Returns (exit code or None when killed at TIMEOUT, output)."""
+def run_logged(log, command, timeout, cwd=None, quiet=False):
+    """Runs COMMAND, its output streamed into the log as it comes (only
+    its last lines when quiet). Returns (exit code, or None when it was
+    stopped at TIMEOUT seconds, and its output)."""
     log("$ " + " ".join(shlex.quote(c) for c in command))
-    try:
-        proc = subprocess.run(command, cwd=cwd, env=env, timeout=timeout,
-                              stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True,
-                              errors="replace")
-        code, output = proc.returncode, proc.stdout
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout or ""
-        code = None
-        output = out.decode(errors="replace") if isinstance(out, bytes) \
-            else out
-    lines = output.rstrip("\n").split("\n") if output.strip() else []
-    shown = lines[-15:] if quiet else lines
-    if shown:
-        log("\n".join(shown))
-    if code is None:
+    proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True,
+                            errors="replace", start_new_session=True)
+    stopped = threading.Event()
+
+    def stop():
+        stopped.set()
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            time.sleep(10)
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    timer = threading.Timer(timeout, stop)
+    timer.start()
+    lines = []
+    for line in proc.stdout:
+        lines.append(line.rstrip("\n"))
+        if not quiet:
+            log(lines[-1])
+    proc.wait()
+    timer.cancel()
+    if quiet and lines:
+        log("\n".join(lines[-15:]))
+    if stopped.is_set():
         log(f"(stopped at its time limit of {timeout:.0f} s)")
-    return code, output
+        return None, "\n".join(lines)
+    return proc.returncode, "\n".join(lines)
 
 
 def first_line(text, default=""):
@@ -311,7 +323,16 @@ def nvidia_smi():
     return first_line(proc.stdout) if proc.returncode == 0 else None
 
 
+def cuda_on_path():
+    """CUDA's compiler where CMake's CUDA search finds it: a CUDA LibTorch's
+    package configuration looks for the toolkit."""
+    cuda_bin = "/usr/local/cuda/bin"
+    if not shutil.which("nvcc") and os.path.exists(cuda_bin + "/nvcc"):
+        os.environ["PATH"] = os.environ.get("PATH", "") + ":" + cuda_bin
+
+
 def machine_facts(log):
+    cuda_on_path()
     facts = {"date": datetime.datetime.now(datetime.timezone.utc)
              .strftime("%Y-%m-%d %H:%M UTC"),
              "cores": os.cpu_count(), "gpu": nvidia_smi()}
@@ -444,14 +465,17 @@ def plan_program(count, build_s, variant_s, run_s, share):
     for 'until decided', time cap of the rounds). Program mode builds its
     own baseline (BUILD_S) and each variant (VARIANT_S; the all-fixes
     variant too when there are two or more), warms each up and runs the
-    baseline twice and a rounding probe before its rounds."""
-    for k in range(count, 0, -1):
-        builds = build_s + (k + (1 if k > 1 else 0)) * variant_s
-        fixed = builds + (k + 5) * run_s
-        per_round = (k + 2) * run_s
-        rounds = int((share - fixed) / per_round) if share > fixed else 0
-        if rounds >= 2:
-            return k, (0 if rounds >= 12 else rounds), share - fixed
+    baseline twice and a rounding probe before its rounds. Rounds that can
+    decide come first (12: the sequential rule's; 6: a large effect), then
+    findings."""
+    for fewest in (12, 6, 2):
+        for k in range(count, 0, -1):
+            builds = build_s + (k + (1 if k > 1 else 0)) * variant_s
+            fixed = builds + (k + 5) * run_s
+            per_round = (k + 2) * run_s
+            rounds = int((share - fixed) / per_round) if share > fixed else 0
+            if rounds >= fewest:
+                return k, (0 if rounds >= 12 else rounds), share - fixed
     return 0, 0, 0
 
 
