@@ -13,6 +13,7 @@
 #include "FixitApplier.h"
 #include "AtomicWrite.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include <cmath>

@@ -10,6 +10,7 @@
 #ifndef LIBTORCH_TIDY_VERIFY_HARNESS_H
 #define LIBTORCH_TIDY_VERIFY_HARNESS_H
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include <map>

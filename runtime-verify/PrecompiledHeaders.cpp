@@ -2,6 +2,7 @@
 
 #include "PrecompiledHeaders.h"
 
+#include <cstdint>
 #include <algorithm>
 #include <filesystem>
 #include <fstream>

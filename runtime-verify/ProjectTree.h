@@ -25,6 +25,7 @@
 #include "PrecompiledHeaders.h"
 #include "Process.h"
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>

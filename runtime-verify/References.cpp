@@ -4,6 +4,7 @@
 #include "Reference.h"
 #include "ReferenceVerdict.h"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>

@@ -2,6 +2,7 @@
 
 #include "Stats.h"
 
+#include <cstdint>
 #include <algorithm>
 #include <cmath>
 #include <random>

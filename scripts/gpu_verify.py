@@ -173,11 +173,14 @@ def copy_verifier(out):
 
 
 def copy_json_header(out, header):
+    """nlohmann/json.hpp and, where it is the multi-header release (Debian's),
+    the headers beside it: a machine's own older or newer copies must not
+    fill in for them."""
     if not os.path.isfile(header):
         raise Failed(f"no nlohmann/json.hpp at {header} (install "
                      "nlohmann-json3-dev, or --json-header FILE)")
-    os.makedirs(os.path.join(out, "json", "nlohmann"))
-    shutil.copy2(header, os.path.join(out, "json", "nlohmann", "json.hpp"))
+    shutil.copytree(os.path.dirname(os.path.abspath(header)),
+                    os.path.join(out, "json", "nlohmann"))
 
 
 def git_commit():
