@@ -214,6 +214,18 @@ Samples measureCudnnBenchmark(const CudnnBenchmarkParams &P, int FixedRounds,
   return S;
 }
 
+/// The setting's name: LibTorch 2.11 sets the precision by name only.
+static const char *precisionName(at::Float32MatmulPrecision P) {
+  switch (P) {
+  case at::Float32MatmulPrecision::HIGH:
+    return "high";
+  case at::Float32MatmulPrecision::MEDIUM:
+    return "medium";
+  default:
+    return "highest";
+  }
+}
+
 Samples measureTf32Matmul(const Tf32MatmulParams &P, int FixedRounds,
                           const StopRule &Rule) {
   std::string F = std::to_string(P.Features);
@@ -257,7 +269,7 @@ Samples measureTf32Matmul(const Tf32MatmulParams &P, int FixedRounds,
   };
   fill(S, measureInterleaved([&] { Step("highest"); }, [&] { Step("high"); },
                              loopOptions(P.Steps, 1, FixedRounds, Rule)));
-  Ctx.setFloat32MatmulPrecision(Was);
+  Ctx.setFloat32MatmulPrecision(precisionName(Was));
   return S;
 }
 
