@@ -200,7 +200,7 @@ def prepare(args):
     start = time.time()
     _, version = torch2_include(args)
     projects = [add_project(args, out, "example",
-                            os.path.join(ROOT, "examples"), EXAMPLE_RUN,
+                            os.path.join(ROOT, "examples"), args.example_run,
                             {"origin": "examples/ (bundled)"})]
     if args.real_project:
         projects.append(add_project(
@@ -927,6 +927,8 @@ def parse(argv):
     sub = ap.add_subparsers(dest="step", required=True)
     p = sub.add_parser("prepare", help="lay out OUTDIR (here, with LLVM)")
     p.add_argument("outdir")
+    p.add_argument("--example-run", default=EXAMPLE_RUN,
+                   help=f"the example's command (default '{EXAMPLE_RUN}')")
     p.add_argument("--real-project", help="a real project's source folder")
     p.add_argument("--real-run", default="{build}/main",
                    help="its command ({build}, {source}, {data})")
