@@ -535,11 +535,12 @@ def verify_program(log, verifier, outdir, project, results, share, data_dir,
     allows (one per check first)."""
     name = project["name"]
     findings = load_findings(outdir, project)
-    usable = measurable(findings["findings"])
+    every = measurable(findings["findings"])
+    usable = every[:project.get("max_findings")]
     k, runs, cap = plan_program(len(usable), project["build_s"],
                                 project["variant_s"], run_s, share)
     step = {"step": name, "findings": len(findings["findings"]),
-            "measurable": len(usable), "measured": k, "runs": runs,
+            "measurable": len(every), "measured": k, "runs": runs,
             "cap": cap, "run_s": run_s, "build_s": project["build_s"]}
     if k == 0:
         step["skipped"] = (f"the share of {share:.0f} s does not fit one "
@@ -550,7 +551,7 @@ def verify_program(log, verifier, outdir, project, results, share, data_dir,
     path = os.path.join(results, name + ".findings.tmp")
     with open(path, "w") as f:
         json.dump(dict(findings, findings=usable[:k]), f)
-    log(f"== {name}: program mode, {k} of {len(usable)} findings with "
+    log(f"== {name}: program mode, {k} of {len(every)} findings with "
         f"fix-its, {'until decided' if runs == 0 else f'{runs} rounds'}, "
         f"rounds capped at {cap:.0f} s ==")
     arguments = [path, "--project", project["build"], "--run",
@@ -888,6 +889,7 @@ def run(args):
     verifier_note = "not built"
     try:
         for p in manifest["projects"]:
+            p["max_findings"] = args.max_findings
             p["run_source"] = os.path.join(outdir, p["source"])
             p["build"] = os.path.join(work, p["name"] + "-build")
         built = build_all(log, outdir, work, manifest, facts, args)
@@ -954,6 +956,8 @@ def parse(argv):
     r.add_argument("--build-timeout", type=float, default=300)
     r.add_argument("--cxx", help="the C++ compiler (default: CMake's)")
     r.add_argument("--projects", help="only these projects (example,real)")
+    r.add_argument("--max-findings", type=int,
+                   help="program mode measures at most N findings a project")
     return ap.parse_args(argv)
 
 
