@@ -13,10 +13,10 @@
 #include "FixitApplier.h"
 #include "AtomicWrite.h"
 
-#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iterator>

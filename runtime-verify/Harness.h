@@ -10,9 +10,9 @@
 #ifndef LIBTORCH_TIDY_VERIFY_HARNESS_H
 #define LIBTORCH_TIDY_VERIFY_HARNESS_H
 
-#include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>

@@ -2,8 +2,8 @@
 
 #include "PrecompiledHeaders.h"
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <set>

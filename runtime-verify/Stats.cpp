@@ -2,9 +2,9 @@
 
 #include "Stats.h"
 
-#include <cstdint>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <random>
 
 namespace torchtidy {

@@ -13,6 +13,7 @@ then measures within the budget and writes at most 8 files into RESULTDIR.
 """
 
 import argparse
+import concurrent.futures
 import datetime
 import json
 import os
@@ -122,9 +123,9 @@ def reference_findings(args, out, findings_2x):
     """One finding with a fix-it per check, for the reference table: the
     2.x analysis first, then the checks only LibTorch 1.13 code has
     (torch-zero-grad: 2.x's zero_grad() already resets)."""
-    source = os.path.join(out, "example")
-    older = analyse(args, source, "/usr/include") \
-        if torchtidy_scripts.has_libtorch("/usr/include") else {"findings": []}
+    debian = os.path.join(torchtidy_scripts.DEBIAN_PREFIX, "include")
+    older = analyse(args, os.path.join(out, "example"), debian) \
+        if torchtidy_scripts.has_libtorch(debian) else {"findings": []}
     chosen, seen = [], set()
     for f in findings_2x["findings"] + older["findings"]:
         if f.get("fixits") and f["check"] not in seen:
@@ -135,23 +136,25 @@ def reference_findings(args, out, findings_2x):
     print(f"prepare: references: {len(chosen)} checks")
 
 
-def add_project(args, out, name, src, run, extra):
-    dest = os.path.join(out, name)
-    copy_source(src, dest)
-    edits = [apply_edit(dest, e) for e in extra.get("edits", [])]
-    include, _ = torch2_include(args)
-    findings = analyse(args, dest, include)
-    with open(os.path.join(out, name + ".findings.json"), "w") as f:
-        json.dump(findings, f, indent=1)
-    if name == "example":
-        reference_findings(args, out, findings)
+def say_findings(name, findings):
     fixable = sum(1 for f in findings["findings"] if f.get("fixits"))
     print(f"prepare: {name}: {len(findings['findings'])} findings, "
           f"{fixable} with fix-its")
+
+
+def add_project(args, out, include, name, src, run, extra):
+    """Copies a project into OUT/NAME and analyses it; its manifest entry
+    and its findings."""
+    dest = os.path.join(out, name)
+    copy_source(src, dest)
+    edits = [apply_edit(dest, e) for e in extra.get("edits", [])]
+    findings = analyse(args, dest, include)
+    with open(os.path.join(out, name + ".findings.json"), "w") as f:
+        json.dump(findings, f, indent=1)
     return {"name": name, "source": name, "findings": name + ".findings.json",
             "prepared_root": dest, "run": run, "edits": edits,
             "data": extra.get("data"), "origin": extra.get("origin", ""),
-            "cmake_args": extra.get("cmake_args", [])}
+            "cmake_args": extra.get("cmake_args", [])}, findings
 
 
 def tree_size(folder):
@@ -169,7 +172,6 @@ def copy_verifier(out):
     for name in ("CheckTable.h", "CheckTable.def"):
         shutil.copy2(os.path.join(ROOT, "checks", name),
                      os.path.join(dest, "checks", name))
-    shutil.copy2(os.path.join(ROOT, "bench", "synthetic-mnist.py"), out)
 
 
 def copy_json_header(out, header):
@@ -198,17 +200,25 @@ def prepare(args):
                      "scripts/build.sh libtorch-tidy; or --driver PATH)")
     os.makedirs(out, exist_ok=True)
     start = time.time()
-    _, version = torch2_include(args)
-    projects = [add_project(args, out, "example",
-                            os.path.join(ROOT, "examples"), args.example_run,
-                            {"origin": "examples/ (bundled)"})]
+    include, version = torch2_include(args)
+    example, findings = add_project(args, out, include, "example",
+                                    os.path.join(ROOT, "examples"),
+                                    args.example_run,
+                                    {"origin": "examples/ (bundled)"})
+    reference_findings(args, out, findings)
+    say_findings("example", findings)
+    projects = [example]
     if args.real_project:
-        projects.append(add_project(
-            args, out, "real", os.path.abspath(args.real_project),
+        real, findings = add_project(
+            args, out, include, "real", os.path.abspath(args.real_project),
             args.real_run, {"edits": args.real_edit, "data": args.real_data,
                             "cmake_args": args.real_cmake_arg,
-                            "origin": args.real_origin or args.real_project}))
+                            "origin": args.real_origin or args.real_project})
+        say_findings("real", findings)
+        projects.append(real)
     copy_verifier(out)
+    # The data are written on the GPU machine (55 MB would not travel).
+    shutil.copy2(os.path.join(ROOT, "bench", "synthetic-mnist.py"), out)
     copy_json_header(out, args.json_header)
     manifest = {"format": "libtorch-tidy-gpu-run", "version": 1,
                 "commit": git_commit(),
@@ -405,15 +415,11 @@ def build_all(log, outdir, work, manifest, facts, args):
         jobs[p["name"]] = (["cmake", "-S", p["run_source"], "-B",
                             p["build"], *common, *p.get("cmake_args", []),
                             "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"], "all")
-    results = {}
-    threads = [threading.Thread(target=lambda n=n, j=j: results.__setitem__(
-        n, build_step(log, n, j[0], j[1], args.build_timeout)))
-        for n, j in jobs.items()]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return results
+    with concurrent.futures.ThreadPoolExecutor(len(jobs)) as pool:
+        started = {n: pool.submit(build_step, log, n, configure, target,
+                                  args.build_timeout)
+                   for n, (configure, target) in jobs.items()}
+        return {n: f.result() for n, f in started.items()}
 
 
 def verifier_links_llvm(log, verifier):
@@ -502,11 +508,6 @@ def time_once(log, project, data_dir, timeout):
     return (seconds if code == 0 else None), code
 
 
-def verify(log, verifier, arguments, timeout):
-    code, out = run_logged(log, [verifier, *arguments], timeout)
-    return code, out
-
-
 def verify_references(log, verifier, outdir, project, results, share):
     """Every check's reference benchmark: one finding per check (prepare
     chose them; findings with the same workload share one measurement)."""
@@ -520,10 +521,10 @@ def verify_references(log, verifier, outdir, project, results, share):
     # left for warm-up and what the cap does not cover.
     cap = max(2.0, share * 0.66 / max(1, len(chosen)))
     log(f"== references: {len(chosen)} checks, up to {cap:.1f} s each ==")
-    code, _ = verify(log, verifier, [path, "--references-only", "--time-cap",
-                                     f"{cap:.1f}", "--json",
-                                     os.path.join(results, "references.json")],
-                     share + 60)
+    code, _ = run_logged(log, [verifier, path, "--references-only",
+                               "--time-cap", f"{cap:.1f}", "--json",
+                               os.path.join(results, "references.json")],
+                         share + 60)
     os.remove(path)
     return {"step": "references", "exit": code, "checks": len(chosen),
             "cap": cap}
@@ -554,28 +555,27 @@ def verify_program(log, verifier, outdir, project, results, share, data_dir,
     log(f"== {name}: program mode, {k} of {len(every)} findings with "
         f"fix-its, {'until decided' if runs == 0 else f'{runs} rounds'}, "
         f"rounds capped at {cap:.0f} s ==")
-    arguments = [path, "--project", project["build"], "--run",
+    arguments = [verifier, path, "--project", project["build"], "--run",
                  run_command(project, data_dir), "--time-cap", f"{cap:.0f}",
                  "--json", os.path.join(results, name + ".json"), "--html",
                  os.path.join(results, name + ".html")]
     if runs:
         arguments += ["--runs", str(runs)]
     start = time.time()
-    code, _ = verify(log, verifier, arguments, share * 1.5 + 60)
+    code, _ = run_logged(log, arguments, share * 1.5 + 60)
     if read_report(results, name) is None and code is not None:
         # Say what the process limit and the sandbox stood on, and measure
         # once more without the sandbox when the share allows.
         log_limits(log)
         left = share - (time.time() - start)
-        if left > (project["build_s"] + project["variant_s"] +
-                   8 * run_s) and "--no-sandbox" not in arguments:
+        if left > project["build_s"] + project["variant_s"] + 8 * run_s:
             step["retried"] = f"again with --no-sandbox after exit {code}"
             log(f"== {name}: no report (exit {code}): once more with "
                 "--no-sandbox ==")
             cap = left - project["build_s"] - project["variant_s"] - 6 * run_s
             arguments[arguments.index("--time-cap") + 1] = f"{cap:.0f}"
-            code, _ = verify(log, verifier, arguments + ["--no-sandbox"],
-                             left * 1.5 + 30)
+            code, _ = run_logged(log, arguments + ["--no-sandbox"],
+                                 left * 1.5 + 30)
     os.remove(path)
     step["exit"] = code
     return step
@@ -591,7 +591,8 @@ def log_limits(log):
         except OSError as e:
             log(f"{path}: {e.strerror}")
     try:
-        log("/sys/fs/cgroup: " + " ".join(sorted(os.listdir("/sys/fs/cgroup"))))
+        names = sorted(os.listdir("/sys/fs/cgroup"))
+        log("/sys/fs/cgroup: " + " ".join(names))
     except OSError as e:
         log(f"/sys/fs/cgroup: {e.strerror}")
 
@@ -878,8 +879,9 @@ def run(args):
     manifest = load_manifest(outdir)
     if args.projects:
         wanted = args.projects.split(",")
+        # The example stays: the reference table is made from it.
         manifest["projects"] = [p for p in manifest["projects"]
-                                if p["name"] in wanted or p["name"] == "example"]
+                                if p["name"] in (*wanted, "example")]
     start_results(results)
     log = Log(os.path.join(results, "run.log"))
     budget = Budget(args.budget, log)
