@@ -6,6 +6,7 @@
                [--cache-dir DIR] [--findings EARLIER.json]
                [--project] [--only-repo REPO ...]
                [--fix-check [--cxx CLANG++] [--show-diff]]
+               [--compare-appliers [--verify PATH]]
 
 LABELS.tsv (header line, tab-separated):
   repo commit path line check verdict line_sha1 reason
@@ -64,6 +65,13 @@ file still compiles with the same flags (clang++ -fsyntax-only; "skipped"
 for a file that did not compile before) and that a second --fix changes
 nothing, with scripts/fix-check.py's per-file check. One line per file, the
 diffs of failures, a summary; exit 1 on any failure.
+
+--compare-appliers scores nothing either: for each labelled file, on a
+scratch copy, it exports the file's findings and has
+scripts/compare-fixit-appliers.py apply each finding's fix-its, and then all
+of them, with the driver's and with the verifier's --apply-fixits: the two
+trees must be identical byte for byte (and both refuse what one refuses).
+One line per file, a summary; exit 1 on any difference.
 """
 
 import argparse
@@ -647,6 +655,13 @@ def parse_args(argv):
     p.add_argument("--cxx", default=shutil.which("clang++-19") or "clang++",
                    help="compiler for --fix-check's syntax checks")
     p.add_argument("--show-diff", action="store_true", help="--fix-check: print every file's fixes")
+    p.add_argument("--compare-appliers", action="store_true",
+                   help="instead of scoring: for each labelled file's fix-its (each finding's, then "
+                   "all together), the driver's and the verifier's --apply-fixits must leave "
+                   "identical trees (scripts/compare-fixit-appliers.py)")
+    p.add_argument("--verify", default=os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "runtime-verify",
+        "libtorch-tidy-verify"), help="--compare-appliers: the verifier")
     args = p.parse_args(argv)
     # The drivers run in the repositories' folders: paths must not depend on ours.
     args.work_dir = os.path.abspath(args.work_dir)
@@ -746,6 +761,84 @@ def run_fix_check(labels, repos, roots, args):
     return 0 if fix_check.all_good(results) else 1
 
 
+# ----------------------------------------------------------------------------
+# --compare-appliers: the driver's and the verifier's fix-it appliers on the
+# fixed files of --fix-check.
+
+APPLIERS_SUMMARY = re.compile(r"(\d+) specs: (\d+) applied, (\d+) refused by both, "
+                              r"(\d+) different; (\d+) files compared, (\d+) changed")
+
+
+def compare_appliers_file(job, spec, args):
+    """One labelled file's findings exported on a scratch copy of its
+    repository, then scripts/compare-fixit-appliers.py over the folder that
+    holds every file its fix-its touch."""
+    root, path, flags = spec
+    top = tempfile.mkdtemp(prefix="compare-appliers-", dir=args.work_dir)
+    src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        scratch = os.path.join(top, "src")
+        shutil.copytree(root, scratch, symlinks=True)
+        flags = [moved(f, os.path.normpath(root), scratch) for f in flags]
+        target = os.path.join(scratch, path)
+        findings = os.path.join(top, "findings.json")
+        cache = [f"--cache-dir={args.cache_dir}"] if args.cache_dir else []
+        subprocess.run([args.driver, "--checks=-*,torch-*", "--quiet", *cache,
+                        f"--header-filter={re.escape(scratch)}/.*",
+                        f"--export-findings={findings}", target, "--", *flags],
+                       cwd=scratch, capture_output=True, text=True)
+        try:
+            found = json.load(open(findings))["findings"]
+        except (OSError, ValueError, KeyError):
+            return {"file": f"{job[0]} {path}", "error": "no findings exported"}
+        touched = [e["file"] for f in found for e in f.get("fixits") or []]
+        if not touched:
+            return {"file": f"{job[0]} {path}", "specs": 0, "applied": 0, "refused": 0,
+                    "different": 0, "compared": 0, "changed": 0, "lines": []}
+        folder = os.path.commonpath([os.path.dirname(t) for t in touched])
+        out = subprocess.run([sys.executable, os.path.join(src, "scripts", "compare-fixit-appliers.py"),
+                              "--quiet", "--driver", args.driver, "--verify", args.verify,
+                              "--work", os.path.join(top, "work"), findings, folder],
+                             capture_output=True, text=True)
+        m = APPLIERS_SUMMARY.search(out.stdout)
+        if not m:
+            return {"file": f"{job[0]} {path}", "error": (out.stderr or out.stdout).strip()[-300:]}
+        keys = ("specs", "applied", "refused", "different", "compared", "changed")
+        result = dict(zip(keys, map(int, m.groups())))
+        result["file"] = f"{job[0]} {path}"
+        result["lines"] = [l.replace(scratch + os.sep, "") for l in out.stdout.splitlines()
+                           if l.startswith(("DIFFERENT", "skipped"))]
+        return result
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def run_compare_appliers(labels, repos, roots, args):
+    os.makedirs(args.work_dir, exist_ok=True)
+    jobs = sorted({(l["repo"], l["path"]) for l in labels})
+    specs = {j: (roots[j[0]], j[1], compile_flags(repos[j[0]], roots[j[0]], j[1], args)) for j in jobs}
+    totals = dict.fromkeys(("files", "specs", "applied", "refused", "different", "compared",
+                            "changed", "errors"), 0)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for r in pool.map(lambda j: compare_appliers_file(j, specs[j], args), jobs):
+            totals["files"] += 1
+            if "error" in r:
+                totals["errors"] += 1
+                print(f"error {r['file']}: {r['error']}")
+                continue
+            for k in ("specs", "applied", "refused", "different", "compared", "changed"):
+                totals[k] += r[k]
+            print(f"{'DIFFERENT' if r['different'] else 'same'} {r['file']}: {r['specs']} specs, "
+                  f"{r['applied']} applied, {r['refused']} refused by both, {r['different']} different")
+            for line in r["lines"]:
+                print("  " + line)
+            sys.stdout.flush()
+    print("{files} files: {specs} fix-it sets, {applied} applied, {refused} refused by both, "
+          "{different} different; {compared} files compared, {changed} changed by a fix; "
+          "{errors} errors".format(**totals))
+    return 1 if totals["different"] or totals["errors"] else 0
+
+
 def main(argv):
     args = parse_args(argv)
     try:
@@ -756,6 +849,8 @@ def main(argv):
             return 2
         if args.fix_check:
             return run_fix_check(labels, repos, roots, args)
+        if args.compare_appliers:
+            return run_compare_appliers(labels, repos, roots, args)
         start = time.monotonic()
         runs, mode = None, "project" if args.project else "per-file"
         if args.findings:

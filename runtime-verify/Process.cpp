@@ -213,8 +213,11 @@ bool delegatesPids(const std::string &Dir) {
 }
 
 /// The cgroup directories this process is in whose children get a pids
-/// controller: the v1 pids hierarchy, else v2 (its own cgroup, or the root
-/// when that is writable).
+/// controller: the v1 pids hierarchy, else its own v2 cgroup. Never a
+/// cgroup above its own (the v2 root, writable to root): a child moved
+/// there would leave the limits and the accounting its launcher set (a
+/// machine lent by a process API keeps each session in a cgroup of its
+/// own).
 std::vector<std::string> pidsCgroupCandidates() {
   std::vector<CgroupMount> Mounts = pidsCgroupMounts();
   OwnCgroups Own = ownCgroups();
@@ -228,8 +231,6 @@ std::vector<std::string> pidsCgroupCandidates() {
     std::string Dir = underMount(M, Own.V2);
     if (delegatesPids(Dir))
       Out.push_back(Dir);
-    if (Dir != M.Point && delegatesPids(M.Point))
-      Out.push_back(M.Point);
   }
   return Out;
 }

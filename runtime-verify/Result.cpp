@@ -2,6 +2,7 @@
 
 #include "Result.h"
 #include "JsonFields.h"
+#include "Sequential.h"
 #include "Verdict.h"
 
 #include <cmath>
@@ -231,7 +232,19 @@ Outcome outcomeOf(Verdict V) {
 
 void recordJudgement(VerifyResult &R, const std::vector<double> &Before,
                      const std::vector<double> &After) {
-  recordJudgement(R, Before, After, judge(Before, After));
+  if (Before.empty() || Before.size() != After.size()) {
+    recordJudgement(R, Before, After, judge(Before, After));
+    return;
+  }
+  // Interleaved pairs are judged as program mode judges them at a single
+  // look: the same verdict as judge(), and an ambiguous one says why.
+  SequentialRule Rule;
+  int Pairs = static_cast<int>(Before.size());
+  Rule.Looks = {Pairs};
+  LookResult L = judgeAtLook(Before, After, Pairs, Rule);
+  recordJudgement(R, Before, After, L.J);
+  if (L.J.Decision == Verdict::Ambiguous && R.Reason.empty())
+    R.Reason = L.Why;
 }
 
 void recordJudgement(VerifyResult &R, const std::vector<double> &Before,

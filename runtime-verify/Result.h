@@ -124,8 +124,11 @@ struct VerifyResult {
   std::optional<ExpectedDifference> Expected;
 };
 
-/// Judges interleaved samples (judge() in Verdict.h) into \p R: verdict,
-/// speedup, p-value, test, medians and IQRs, and the samples themselves.
+/// Judges samples (judge() in Verdict.h; interleaved pairs as one look of
+/// judgeAtLook() in Sequential.h, which gives the same verdict) into \p R:
+/// verdict, speedup, p-value, test, medians and IQRs, the samples
+/// themselves, and for an ambiguous verdict on pairs, why (R.Reason when
+/// it is empty).
 void recordJudgement(VerifyResult &R, const std::vector<double> &Before,
                      const std::vector<double> &After);
 /// The same with the judgement made already (program mode's looks).

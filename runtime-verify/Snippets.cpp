@@ -263,7 +263,8 @@ void recordTiming(const json &Times, const json &Diff, VerifyResult &R) {
   for (const std::string &N : Skipped)
     Names += (Names.empty() ? "" : ", ") + N;
   if (!Names.empty())
-    R.Reason = "not compared (the harness reads no state of their type): " +
+    R.Reason = (R.Reason.empty() ? "" : R.Reason + "; ") +
+               "not compared (the harness reads no state of their type): " +
                Names;
 }
 

@@ -90,6 +90,7 @@ struct DecisionRule {
   double Delta = 0.10;     ///< a gain must clear 1 + Delta (TorchBench)
   double Alpha = 0.01;     ///< significance level of the rank test
   double MaxSpread = 0.25; ///< refuse a verdict above this IQR/median
+                           ///< (judge(): unpaired samples only)
 };
 
 /// The verdict on a speedup interval: faster when its lower bound clears

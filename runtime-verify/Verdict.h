@@ -32,9 +32,10 @@ struct Judgement {
 /// pairs, tested with the Wilcoxon signed-rank test, and the noise is the
 /// spread of the ratios (each ratio cancels what drifts on a shared machine
 /// between rounds: measured, a 62% IQR/median of raw samples during a busy
-/// spell, 4.5% of their ratios). Otherwise the samples are independent:
-/// the ratio of the medians, the Mann-Whitney U test and each variant's
-/// own spread. Either way decide() gives the verdict.
+/// spell, 4.5% of their ratios), reported but not gated: the interval
+/// carries it. Otherwise the samples are independent: the ratio of the
+/// medians, the Mann-Whitney U test, and Rule.MaxSpread gates each
+/// variant's own spread. Either way decide() gives the verdict.
 Judgement judge(const std::vector<double> &Before,
                 const std::vector<double> &After,
                 const DecisionRule &Rule = {});

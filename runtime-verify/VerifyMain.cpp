@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AtomicWrite.h"
+#include "CrashReport.h"
 #include "FixitApplier.h"
 #include "Dispatch.h"
 #include "Findings.h"
@@ -99,6 +100,7 @@ int verify(const VerifyOptions &O) {
   }
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
+  installCrashReport(killRunningChild);
   if (!dieWithParentIfAsked())
     return 128 + SIGTERM;
   // What verifiers killed with SIGKILL left behind: their temporary

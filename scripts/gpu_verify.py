@@ -297,9 +297,36 @@ def run_logged(log, command, timeout, cwd=None, quiet=False):
         return None, "\n".join(lines)
     if proc.returncode < 0:
         log(f"(killed by signal {-proc.returncode})")
+        resolve_crash(log, lines)
     elif proc.returncode > 0:
         log(f"(exit {proc.returncode})")
     return proc.returncode, "\n".join(lines)
+
+
+CRASH_PLACE = re.compile(r"^  (?:instruction|called from): 0x[0-9a-f]+ "
+                         r"(\S+)\+(0x[0-9a-f]+)")
+STACK_PLACE = re.compile(r"^(/\S+)\(\+(0x[0-9a-f]+)\)\[")
+
+
+def resolve_crash(log, lines):
+    """The verifier's crash report (CrashReport.h) names places as
+    BINARY+OFFSET: each as a function and line, where addr2line is here."""
+    addr2line = shutil.which("addr2line")
+    places = []
+    for line in lines:
+        m = CRASH_PLACE.match(line) or STACK_PLACE.match(line)
+        if m and m.groups() not in places:
+            places.append(m.groups())
+    if not places or not addr2line:
+        return
+    for binary, offset in places[:24]:
+        try:
+            out = subprocess.run([addr2line, "-f", "-C", "-e", binary, offset],
+                                 capture_output=True, text=True, timeout=30)
+            where = " at ".join(out.stdout.split("\n")[:2])
+        except (OSError, subprocess.TimeoutExpired) as e:
+            where = str(e)
+        log(f"crash place {binary}+{offset}: {where}")
 
 
 def first_line(text, default=""):
@@ -409,6 +436,9 @@ def build_all(log, outdir, work, manifest, facts, args):
                                                       "runtime-verify"),
                           "-B", os.path.join(work, "verifier"), *common,
                           "-DLIBTORCH_TIDY_BUILD_TESTS=OFF",
+                          # Line tables: a crash report's places resolve
+                          # to functions and lines (resolve_crash).
+                          "-DCMAKE_CXX_FLAGS=-g1",
                           "-DLIBTORCH_TIDY_JSON_INCLUDE_DIR=" + json_dir],
                          "libtorch-tidy-verify")}
     for p in manifest["projects"]:

@@ -18,7 +18,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
 
 using namespace torchtidy;
@@ -239,4 +241,65 @@ TEST(ReferenceVerdictTest, NothingComparedOrMeasured) {
   recordReference(Invalid, 0, NotVerifiable);
   EXPECT_EQ(verdictText(NotVerifiable), "not-verifiable");
   EXPECT_FALSE(NotVerifiable.Diff);
+}
+
+namespace {
+
+/// \p Pairs interleaved pairs, the fix \p Speedup times as fast, each
+/// ratio off by lognormal noise of \p Sigma (log scale), from \p Seed.
+Samples noisy(double Speedup, double Sigma, int Pairs, uint64_t Seed) {
+  std::mt19937_64 Gen(Seed);
+  std::normal_distribution<double> Noise(0, Sigma);
+  Samples S;
+  S.Device = "cuda";
+  S.StopReason = "time";
+  for (int I = 0; I < Pairs; ++I) {
+    double After = 100 * std::exp(Noise(Gen));
+    S.After.push_back(After);
+    S.Before.push_back(100 * Speedup * std::exp(Noise(Gen)));
+  }
+  return S;
+}
+
+} // namespace
+
+TEST(ReferenceVerdictTest, LargeGainsWithNoisyRatiosAreDecided) {
+  // The GPU's anomaly-mode benchmark: ratios spread 40%, the interval far
+  // above 1.10. A spread gate called it ambiguous.
+  Samples S = noisy(90, 0.35, 30, 7);
+  VerifyResult R = tf32Result();
+  recordReference(S, 0, R);
+  ASSERT_TRUE(R.RatioSpread);
+  EXPECT_GT(*R.RatioSpread, 0.25);
+  EXPECT_EQ(verdictText(R), "faster") << R.Reason;
+  EXPECT_EQ(R.Reason, "");
+}
+
+TEST(ReferenceVerdictTest, AmbiguousSaysWhy) {
+  // 1.12x at 8% noise: the interval reaches across 1.10.
+  Samples S = noisy(1.12, 0.08, 30, 11);
+  VerifyResult R = tf32Result();
+  recordReference(S, 0, R);
+  EXPECT_EQ(verdictText(R), "ambiguous");
+  EXPECT_TRUE(contains(R.Reason, "(IQR/median of the pair ratios); after 30 "
+                                 "rounds the interval spans "))
+      << R.Reason;
+  EXPECT_TRUE(contains(R.Reason, "rounds would decide it") ||
+              contains(R.Reason, "no number of rounds decides it"))
+      << R.Reason;
+  EXPECT_TRUE(contains(renderTable(reportOf(R)), "ambiguous"));
+}
+
+TEST(ReferenceVerdictTest, NoEffectIsRarelyCalledFasterOrSlower) {
+  // Without the spread gate the interval and the rank test alone keep the
+  // error rate: on samples with no effect, faster or slower at most at the
+  // test's level (1%), here with a margin for 1000 draws.
+  int Wrong = 0;
+  for (int Run = 0; Run < 1000; ++Run) {
+    VerifyResult R = tf32Result();
+    recordReference(noisy(1.0, Run % 2 ? 0.05 : 0.4, 30, 1000 + Run), 0, R);
+    if (R.Verdict == Outcome::Faster || R.Verdict == Outcome::Slower)
+      ++Wrong;
+  }
+  EXPECT_LE(Wrong, 15);
 }
