@@ -32,7 +32,7 @@
 #include "Report.h"
 
 
-#include <torch/torch.h>
+#include <torch/cuda.h>
 
 #include <csignal>
 #include <cstdio>
