@@ -236,12 +236,8 @@ void recordJudgement(VerifyResult &R, const std::vector<double> &Before,
     recordJudgement(R, Before, After, judge(Before, After));
     return;
   }
-  // Interleaved pairs are judged as program mode judges them at a single
-  // look: the same verdict as judge(), and an ambiguous one says why.
-  SequentialRule Rule;
-  int Pairs = static_cast<int>(Before.size());
-  Rule.Looks = {Pairs};
-  LookResult L = judgeAtLook(Before, After, Pairs, Rule);
+  // Interleaved pairs: judge()'s verdict, and an ambiguous one says why.
+  LookResult L = judgeOnce(Before, After);
   recordJudgement(R, Before, After, L.J);
   if (L.J.Decision == Verdict::Ambiguous && R.Reason.empty())
     R.Reason = L.Why;

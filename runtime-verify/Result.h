@@ -124,8 +124,8 @@ struct VerifyResult {
   std::optional<ExpectedDifference> Expected;
 };
 
-/// Judges samples (judge() in Verdict.h; interleaved pairs as one look of
-/// judgeAtLook() in Sequential.h, which gives the same verdict) into \p R:
+/// Judges samples (judge() in Verdict.h; interleaved pairs with
+/// judgeOnce() in Sequential.h, which judge() uses for them) into \p R:
 /// verdict, speedup, p-value, test, medians and IQRs, the samples
 /// themselves, and for an ambiguous verdict on pairs, why (R.Reason when
 /// it is empty).

@@ -140,4 +140,15 @@ LookResult judgeAtLook(const std::vector<double> &Before,
   return L;
 }
 
+LookResult judgeOnce(const std::vector<double> &Before,
+                     const std::vector<double> &After,
+                     const DecisionRule &Rule) {
+  SequentialRule Once;
+  int Pairs = static_cast<int>(std::min(Before.size(), After.size()));
+  Once.Looks = {Pairs};
+  Once.Alpha = Rule.Alpha;
+  Once.Delta = Rule.Delta;
+  return judgeAtLook(Before, After, Pairs, Once);
+}
+
 } // namespace torchtidy

@@ -62,6 +62,13 @@ LookResult judgeAtLook(const std::vector<double> &Before,
                        const std::vector<double> &After, long long MostRounds,
                        const SequentialRule &Rule = {});
 
+/// Judges interleaved pairs once, after all of them (a single look at
+/// \p Rule's Alpha and Delta): what judge() decides for paired samples,
+/// with the reason an ambiguous verdict gets.
+LookResult judgeOnce(const std::vector<double> &Before,
+                     const std::vector<double> &After,
+                     const DecisionRule &Rule = {});
+
 } // namespace torchtidy
 
 #endif // LIBTORCH_TIDY_VERIFY_SEQUENTIAL_H
