@@ -10,6 +10,7 @@
 #include "HostSyncAccumulateFix.h"
 #include "HostSyncAnalysis.h"
 #include "TorchTidyModule.h"
+#include "utils/ClosedProgram.h"
 #include "utils/FindingPayload.h"
 #include "utils/LibTorchHeaders.h"
 #include "utils/ParentWalk.h"
@@ -76,6 +77,7 @@ void HostSyncInLoopCheck::onStartOfTranslationUnit() {
   FunctionWalks.clear();
   AccumulatorNames.clear();
   MentionsCuda.reset();
+  ClosedProgram.reset();
   DeviceGeneric = false;
 }
 
@@ -135,7 +137,15 @@ bool HostSyncInLoopCheck::unitMayRunOnDevice(ASTContext &Ctx,
     MentionsCuda = Mentions.Cuda;
     DeviceGeneric = Mentions.Generic;
   }
-  return *MentionsCuda || (DeviceGeneric && !projectNeverSelectsCuda(SM));
+  if (*MentionsCuda)
+    return true;
+  if (!DeviceGeneric || projectNeverSelectsCuda(SM))
+    return false;
+  // A whole program in view that never names CUDA runs on the CPU, however
+  // generic its code is written.
+  if (!ClosedProgram)
+    ClosedProgram = utils::devicesClosedInUnit(Ctx);
+  return !*ClosedProgram;
 }
 
 /// Whether the code of \p FD may see CUDA tensors. The user's word on the

@@ -76,6 +76,8 @@ private:
   const std::string DetectedProjectSelectsCuda;
   /// Whether the translation unit mentions a CUDA device at all.
   std::optional<bool> MentionsCuda;
+  /// The unit holds its whole program (utils::devicesClosedInUnit).
+  std::optional<bool> ClosedProgram;
   /// Whether it holds device-generic code: a device it receives.
   bool DeviceGeneric = false;
   /// Per translation unit: function summaries, and the sites already

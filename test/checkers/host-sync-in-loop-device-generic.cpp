@@ -20,6 +20,16 @@
 // RUN: %check_torch_tidy --check-suffix=CPU %s torch-host-sync-in-loop %t.setup -- -- %torch_mock_2 -DOPTIMIZER_SETUP
 // RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.flags -- -- %torch_mock_2 -DCPU_ONLY -DFLAGS_MAY_CHANGE
 //
+// A whole program in one file (main() and every function it reaches defined
+// here) that never names CUDA runs on the CPU, however generic its code:
+// silent. It is reported when main() reaches a function defined elsewhere,
+// picks its device from a run-time string, or loads a saved module (which
+// keeps the device it was saved from).
+// RUN: %check_torch_tidy --check-suffix=CPU %s torch-host-sync-in-loop %t.closed -- -- %torch_mock_2 -DOPTIONS -DCLOSED
+// RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.extern -- -- %torch_mock_2 -DOPTIONS -DCLOSED -DCALLS_EXTERN
+// RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.flag -- -- %torch_mock_2 -DPARAM -DCLOSED -DDEVICE_FROM_FLAG
+// RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.load -- -- %torch_mock_2 -DOPTIONS -DCLOSED -DLOADS_MODULE
+//
 // The project never selects CUDA: device-generic code is silent; a user's
 // own word wins over what the driver detected; a TU that names CUDA is still
 // reported.
@@ -154,4 +164,36 @@ torch::Tensor forcedCpu() {
 
 #ifdef NAMES_CUDA
 torch::Tensor onGpu(const torch::Tensor &X) { return X.to(torch::kCUDA); }
+#endif
+
+#ifdef CLOSED
+#ifdef LOADS_MODULE
+#include <torch/script.h>
+#endif
+
+torch::Tensor computeLoss(const torch::Tensor &X) { return X.sum(); }
+
+#ifdef CALLS_EXTERN
+std::vector<torch::Tensor> loadBatches();
+#else
+std::vector<torch::Tensor> loadBatches() { return {torch::ones({2})}; }
+#endif
+
+int main(int Argc, char **Argv) {
+  std::vector<torch::Tensor> Batches = loadBatches();
+#ifdef DEVICE_FROM_FLAG
+  torch::Device Device(Argc > 1 ? Argv[1] : "cpu");
+  for (auto &B : Batches)
+    B = moveTo(B, Device);
+#elif defined(OPTIONS)
+  for (auto &B : Batches)
+    B = B + zerosLike(B);
+#endif
+#ifdef LOADS_MODULE
+  torch::jit::Module Model = torch::jit::load("model.pt");
+  (void)Model;
+#endif
+  (void)Argv;
+  return train(Batches) > 0 ? 0 : Argc;
+}
 #endif

@@ -8,6 +8,9 @@
 // Only the optimizer step: the parameters it reads from its groups are a
 // model's, on the device the training code chose.
 // RUN: %check_torch_tidy --check-suffix=OPT %s torch-host-sync-in-loop %t.opt -- -- %torch_real -DGENERIC_ONLY -DOPTIMIZER_ONLY
+// The same device-generic code with a main() that runs it on the CPU: the
+// whole program is in this file and never names CUDA, so nothing waits.
+// RUN: %check_torch_tidy --check-suffix=CPUPROG %s torch-host-sync-in-loop %t.cpuprog -- -- %torch_real -DGENERIC_ONLY -DCPU_PROGRAM
 
 #include <torch/torch.h>
 
@@ -274,3 +277,18 @@ double sumPerDevice(const std::map<c10::DeviceType, torch::Tensor> &found_inf) {
   return sum;
 }
 #endif // GENERIC_ONLY
+
+#if defined(GENERIC_ONLY) && defined(CPU_PROGRAM)
+int main() {
+  Net model;
+  torch::optim::SGD optimizer(model->parameters(), 0.1);
+  torch::Device device(torch::kCPU);
+  float a = trainOn(model, optimizer, device, 2);
+  torch::Tensor input = torch::randn({8, 4});
+  float b = trainTemplate<float>(model, optimizer, input, 2);
+  Fitter fitter(device);
+  float c = fitter.fit(model, input, 2);
+  lambStep(optimizer, 0.1);
+  return static_cast<int>(a + b + c);
+}
+#endif
