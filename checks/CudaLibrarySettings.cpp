@@ -158,9 +158,9 @@ ProgramFacts::ProgramFacts(ASTContext &Ctx, const utils::ProjectIndex *Index)
           VD->getType()->isReferenceType() || !Values.canBeCudaVar(VD, 0))
         continue;
       DeviceSelection Sel{VD->getLocation(), declStatement(VD, Ctx)};
-      if (utils::isRecordNamed(VD->getType(), "Device") && !Device)
+      if (utils::isRecordNamed(VD->getType(), "Device") && better(Device, Sel))
         Device = Sel;
-      if (!DeviceType)
+      if (better(DeviceType, Sel))
         DeviceType = Sel;
     }
     if (!Main)
@@ -185,9 +185,11 @@ ProgramFacts::ProgramFacts(ASTContext &Ctx, const utils::ProjectIndex *Index)
     if (TrainingLoop)
       break;
   }
-  if (Device)
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (Device && SM.isInMainFile(SM.getExpansionLoc(Device->Loc)))
     return;
-  // No device variable: the first expression that names CUDA.
+  // No device variable (in the main file): the first expression that names
+  // CUDA.
   for (Decl *D : Decls)
     for (const BoundNodes &N :
          match(decl(forEachDescendant(
@@ -201,9 +203,19 @@ ProgramFacts::ProgramFacts(ASTContext &Ctx, const utils::ProjectIndex *Index)
       const auto *E = N.getNodeAs<Expr>("e");
       if (const auto *S = dyn_cast<StringLiteral>(E); S && !isCudaString(S))
         continue;
-      Device = DeviceSelection{E->getBeginLoc(), nullptr};
-      return;
+      DeviceSelection Sel{E->getBeginLoc(), nullptr};
+      if (better(Device, Sel))
+        Device = Sel;
     }
+}
+
+/// The main file's own device selection is where a reader looks for it,
+/// not one in a header it includes (a debug helper that prints is_cuda()).
+bool ProgramFacts::better(const std::optional<DeviceSelection> &Current,
+                          const DeviceSelection &Candidate) const {
+  const SourceManager &SM = Ctx.getSourceManager();
+  return !Current || (!SM.isInMainFile(SM.getExpansionLoc(Current->Loc)) &&
+                      SM.isInMainFile(SM.getExpansionLoc(Candidate.Loc)));
 }
 
 bool ProgramFacts::callsSetting(std::initializer_list<StringRef> Names,

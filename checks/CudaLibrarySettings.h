@@ -82,6 +82,9 @@ public:
                                                 const LangOptions &LO) const;
 
 private:
+  /// Whether \p Candidate is a better place to report than \p Current.
+  bool better(const std::optional<DeviceSelection> &Current,
+              const DeviceSelection &Candidate) const;
   /// The index says a module class the program uses (or one of its bases)
   /// builds a convolution (\p Conv) or a matmul layer in another file.
   bool indexedModuleBuilds(bool Conv) const;

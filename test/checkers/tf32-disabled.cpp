@@ -7,8 +7,13 @@
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DCONVOLUTION_ONLY
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DCPU_ONLY
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DSMALL_LINEAR
+// A header's device before main()'s: reported at main()'s, in the main file.
+// RUN: %check_torch_tidy %s torch-tf32-disabled %t.helper -- -- %torch_mock_1_13 -DDEBUG_HELPER -I%S/Inputs
 
 #include <torch/torch.h>
+#ifdef DEBUG_HELPER
+#include "cuda-debug-helper.h"
+#endif
 
 struct NetImpl : torch::nn::Module {
 #ifdef CONVOLUTION_ONLY
@@ -30,7 +35,7 @@ int main() {
 #else
   torch::Device Device("cuda:0");
   // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: FP32 matmuls train on a device that can be CUDA with TF32 off for cuBLAS: Linear, matmul and attention layers miss the tensor cores of Ampere and later GPUs; allow TF32 once with 'at::globalContext().setFloat32MatmulPrecision("high")', which keeps about 10 bits of mantissa in matmul inputs [torch-tf32-disabled]
-  // CHECK-MESSAGES: :52:3: note: training loop here
+  // CHECK-MESSAGES: :57:3: note: training loop here
   // CHECK-FIXES: {{^}}  torch::Device Device("cuda:0");{{$}}
   // CHECK-FIXES-NEXT: {{^}}  at::globalContext().setFloat32MatmulPrecision("high");{{$}}
 #endif
