@@ -443,10 +443,47 @@ void PointwiseFormulas::noteKernel(const Expr *E) {
     Kernels.insert(E);
 }
 
+/// A 0-dim tensor of a constant, `torch::tensor(2.0 / M_PI)`, and the
+/// sqrt, exp or pow of such: a constant written as a tensor, which
+/// broadcasts as the number does.
+std::optional<double> scalarTensorConstant(const Expr *E, const ASTContext &Ctx,
+                                           unsigned Depth = 0) {
+  std::optional<TorchCall> C = torchCall(E);
+  if (!C || !C->Function || C->Args.empty() || Depth > 4)
+    return std::nullopt;
+  auto Value = [&](const Expr *A) -> std::optional<double> {
+    A = utils::ignoreWrappers(A);
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(A);
+        Construct && Construct->getNumArgs() == 1)
+      A = utils::ignoreWrappers(Construct->getArg(0));
+    if (std::optional<double> V = constantValue(A, Ctx))
+      return V;
+    return scalarTensorConstant(A, Ctx, Depth + 1);
+  };
+  if (C->Name == "tensor" || C->Name == "scalar_tensor")
+    return Value(C->Args[0]);
+  std::optional<double> X = Value(C->Args[0]);
+  if (!X)
+    return std::nullopt;
+  if (C->Args.size() == 1 && C->Name == "sqrt")
+    return std::sqrt(*X);
+  if (C->Args.size() == 1 && C->Name == "exp")
+    return std::exp(*X);
+  if (C->Args.size() == 2 && C->Name == "pow")
+    if (std::optional<double> Y = Value(C->Args[1]))
+      return std::pow(*X, *Y);
+  return std::nullopt;
+}
+
 void PointwiseFormulas::build(const Expr *E, Polynomial &Out,
                               unsigned Depth) {
   E = utils::ignoreWrappers(E);
   if (std::optional<double> C = constantValue(E, Ctx)) {
+    Out = constantPoly(*C);
+    return;
+  }
+  if (std::optional<double> C = scalarTensorConstant(E, Ctx)) {
+    noteKernel(E);
     Out = constantPoly(*C);
     return;
   }
@@ -862,6 +899,42 @@ std::optional<FusedFormula> PointwiseFormulas::match() {
   return matchOnce();
 }
 
+/// sqrt(a^2 + b^2) of two different tensors: hypot(a, b).
+std::optional<FusedFormula>
+PointwiseFormulas::matchHypot(const Polynomial &P) const {
+  if (P.size() != 2)
+    return std::nullopt;
+  for (const Monomial &M : P)
+    if (!near(M.Coef, 1) || M.Atoms.size() != 2 || M.Atoms[0] != M.Atoms[1] ||
+        Atoms[M.Atoms[0]].Fn != PointwiseFn::None ||
+        !isTensorExpr(Atoms[M.Atoms[0]].E))
+      return std::nullopt;
+  if (P[0].Atoms[0] == P[1].Atoms[0])
+    return std::nullopt;
+  FusedFormula F{"hypotenuse sqrt(a^2 + b^2)", "hypot", "",
+                 Atoms[P[0].Atoms[0]].E, nullptr,
+                 ", without overflow for large inputs", true};
+  F.Second = Atoms[P[1].Atoms[0]].E;
+  return F;
+}
+
+/// exp(log_softmax(x, d)): the softmax, in two kernels.
+std::optional<FusedFormula>
+PointwiseFormulas::matchExpOfLogSoftmax(const Expr *Exp, const Expr *Arg) {
+  std::optional<TorchCall> L = torchCall(Arg);
+  if (!L || L->Name != "log_softmax" || L->Args.size() < 2 ||
+      !isTensorExpr(L->Args[0]) || isDefaulted(L->Args[1]) ||
+      (L->Args.size() > 2 && !isDefaulted(L->Args[2])))
+    return std::nullopt;
+  const Expr *Dim = dimension(L->Args[1]);
+  if (!Dim)
+    return std::nullopt;
+  noteKernel(Exp);
+  noteKernel(utils::ignoreWrappers(Arg));
+  return FusedFormula{"softmax as exp(log_softmax)", "softmax", "", L->Args[0],
+                      Dim, "", false};
+}
+
 std::optional<FusedFormula> PointwiseFormulas::matchOnce() {
   const Expr *E = utils::ignoreWrappers(Root);
   if (!isTensorExpr(E))
@@ -874,6 +947,12 @@ std::optional<FusedFormula> PointwiseFormulas::matchOnce() {
     const PointwiseAtom &Log = Atoms[atomOf(E, 0)];
     if (Log.Fn == Fn)
       F = matchLog(Log);
+  } else if (Fn == PointwiseFn::Exp && C->Args.size() == 1) {
+    F = matchExpOfLogSoftmax(E, C->Args[0]);
+  } else if (Fn == PointwiseFn::Sqrt && C->Args.size() == 1) {
+    const PointwiseAtom &Sqrt = Atoms[atomOf(E, 0)];
+    if (Sqrt.Fn == Fn)
+      F = matchHypot(Sqrt.ArgForm);
   } else if (A && A->Op == '/' && !constantValue(A->R, Ctx)) {
     noteKernel(E);
     F = matchQuotient(A->L, A->R);

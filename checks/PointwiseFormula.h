@@ -73,6 +73,8 @@ struct FusedFormula {
   /// The formula reads its operand more than once: the operand must be the
   /// same value each time (no side effects).
   bool ReadsOperandTwice = false;
+  /// A second operand, for the fused ops of two tensors (hypot).
+  const Expr *Second = nullptr;
 };
 
 class PointwiseFormulas {
@@ -103,6 +105,9 @@ public:
   llvm::StringRef qualifier() const { return Qualifier; }
 
 private:
+  std::optional<FusedFormula> matchHypot(const Polynomial &P) const;
+  std::optional<FusedFormula> matchExpOfLogSoftmax(const Expr *Exp,
+                                                   const Expr *Arg);
   void build(const Expr *E, Polynomial &Out, unsigned Depth);
   bool buildArithmetic(const Expr *E, Polynomial &Out, unsigned Depth);
   bool buildQuotient(const Expr *E, const Expr *Num, const Expr *Den,

@@ -144,6 +144,13 @@ std::optional<FusedFix> fusedFix(const Expr *Root,
   if (Qualifier.empty())
     Qualifier = utils::torchNamespace(Ctx) + "::";
   Fix.Text = Qualifier + F->Function.str() + "(" + Operand;
+  if (F->Second) {
+    std::string Second =
+        utils::sourceText(F->Second->getSourceRange(), SM, LO);
+    if (Second.empty())
+      return std::nullopt;
+    Fix.Text += ", " + Second;
+  }
   if (F->Dim)
     Fix.Text += ", " + utils::sourceText(F->Dim->getSourceRange(), SM, LO);
   Fix.Text += F->Extra.str() + ")";
@@ -159,8 +166,10 @@ void UnfusedPointwiseCheck::registerMatchers(MatchFinder *Finder) {
   auto Roots = anyOf(
       cxxOperatorCallExpr(hasAnyOverloadedOperatorName("*", "/", "-", "+")),
       cxxMemberCallExpr(callee(cxxMethodDecl(
-          hasAnyName("log", "log1p", "mul", "div", "sub", "add")))),
+          hasAnyName("log", "log1p", "exp", "sqrt", "mul", "div", "sub",
+                     "add")))),
       callExpr(callee(functionDecl(hasAnyName("::at::log", "::at::log1p",
+                                              "::at::exp", "::at::sqrt",
                                               "::at::mul", "::at::div",
                                               "::at::sub", "::at::add")))));
   Finder->addMatcher(expr(utils::isOutsideLibTorch(),

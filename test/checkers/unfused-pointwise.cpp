@@ -314,3 +314,34 @@ torch::Tensor notFormulas(const torch::Tensor &x) {
   auto e = torch::log(2 + x) + torch::exp(x) - 2 + 3 / torch::sqrt(x);
   return a + b + c + d + e;
 }
+
+// exp(log_softmax(x, d)) is the softmax; sqrt(a^2 + b^2) of two tensors is
+// hypot; a GELU's constant may be written as a scalar tensor.
+torch::Tensor probabilities(const torch::Tensor &x) {
+  return torch::exp(torch::log_softmax(x, 1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: softmax as exp(log_softmax) written out in 2 kernels; 'torch::softmax(x, 1)' computes it in one [torch-unfused-pointwise]
+  // CHECK-FIXES: {{^}}  return torch::softmax(x, 1);{{$}}
+}
+torch::Tensor magnitude(const torch::Tensor &gx, const torch::Tensor &gy) {
+  return torch::sqrt(gx.pow(2) + gy * gy);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: hypotenuse sqrt(a^2 + b^2) written out in 4 kernels; 'torch::hypot(gx, gy)' computes it in one, without overflow for large inputs [torch-unfused-pointwise]
+  // CHECK-FIXES: {{^}}  return torch::hypot(gx, gy);{{$}}
+}
+torch::Tensor geluWithTensorConstant(const torch::Tensor &x) {
+  auto c = torch::sqrt(torch::tensor(2.0 / 3.14159265358979323846));
+  return 0.5 * x * (1.0 + torch::tanh(c * (x + 0.044715 * torch::pow(x, 3))));
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: tanh-approximated GELU written out in {{[0-9]+}} kernels; 'torch::gelu(x, "tanh")' computes it in one [torch-unfused-pointwise]
+  // CHECK-FIXES: {{^}}torch::Tensor geluWithTensorConstant(const torch::Tensor &x) {{[{]}}{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  return torch::gelu(x, "tanh");{{$}}
+}
+
+// Not these formulas: a constant under the root, one tensor twice, a
+// log_softmax over a dtype, a scalar tensor alone.
+torch::Tensor notTheseFormulas(const torch::Tensor &x, const torch::Tensor &y) {
+  auto a = torch::sqrt(x.pow(2) + 1);
+  auto b = torch::sqrt(x.pow(2) + x * x);
+  auto c = torch::sqrt(x.pow(2) + y.pow(3));
+  auto d = torch::sqrt(torch::tensor(2.0)) * x;
+  auto e = torch::exp(torch::log(x));
+  return a + b + c + d + e;
+}

@@ -37,6 +37,7 @@ Tensor silu(const Tensor &Self);
 Tensor gelu(const Tensor &Self, std::string_view Approximate = "none");
 Tensor softplus(const Tensor &Self, double Beta = 1, double Threshold = 20);
 Tensor log_sigmoid(const Tensor &Self);
+Tensor hypot(const Tensor &Self, const Tensor &Other);
 
 // LibTorch-internal code with a hand-written SiLU: checks never report here.
 inline Tensor siluByHand(const Tensor &X) { return X * sigmoid(X); }
