@@ -18,8 +18,9 @@ bool isRunTimeDeviceValue(const Expr *E, const SourceManager &SM) {
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
     if (Construct->getNumArgs() == 1)
       E = Construct->getArg(0)->IgnoreParenImpCasts();
-  if (isa<StringLiteral>(E))
-    return false;
+  // A literal names its device: the CPU's, or one this program can use.
+  if (const auto *S = dyn_cast<StringLiteral>(E))
+    return S->getCharByteWidth() != 1 || !S->getString().starts_with("cpu");
   QualType T = E->getType();
   if (isRecordNamed(T, "Device") || isRecordNamed(T, "TensorOptions"))
     return false; // A device value made elsewhere, where it is looked at.
@@ -81,6 +82,15 @@ public:
   bool VisitCXXConstructExpr(CXXConstructExpr *E) {
     Found |= isRecordNamed(E->getType(), "Device") && E->getNumArgs() >= 1 &&
              isRunTimeDeviceValue(E->getArg(0), SM);
+    return !Found;
+  }
+  /// Another accelerator than CUDA (kMPS, kXPU, kHIP, ...) is a device
+  /// too; only the CPU's constants keep the program on the CPU.
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    const ValueDecl *D = E->getDecl();
+    Found |= isEnumNamed(E->getType(), "DeviceType") && D->getIdentifier() &&
+             isInLibTorchHeader(D->getLocation(), SM) &&
+             D->getName() != "kCPU" && D->getName() != "CPU";
     return !Found;
   }
   bool VisitExplicitCastExpr(ExplicitCastExpr *E) {

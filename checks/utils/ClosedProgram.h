@@ -19,11 +19,12 @@ namespace clang::tidy::torch::utils {
 
 /// True when \p Ctx defines main(), every function outside LibTorch's and
 /// the system's headers that main() can reach (calls, constructors, function
-/// addresses, lambdas) is defined in it, and none of that code makes a
-/// device from a run-time value (a string or a variable rather than a
-/// DeviceType constant) or loads serialized tensors or modules (they keep
-/// the device they were saved from). Whether the code names CUDA is the
-/// caller's to add.
+/// addresses, lambdas) is defined in it, and no code of the project in it
+/// names an accelerator other than CUDA (a DeviceType constant other than
+/// the CPU's, a device string other than "cpu"), makes a device from a
+/// run-time value (a string or a variable rather than a constant) or loads
+/// serialized tensors or modules (they keep the device they were saved
+/// from). Whether the code names CUDA is the caller's to add.
 bool devicesClosedInUnit(ASTContext &Ctx);
 
 } // namespace clang::tidy::torch::utils

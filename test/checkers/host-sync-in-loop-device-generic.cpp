@@ -29,6 +29,8 @@
 // RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.extern -- -- %torch_mock_2 -DOPTIONS -DCLOSED -DCALLS_EXTERN
 // RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.flag -- -- %torch_mock_2 -DPARAM -DCLOSED -DDEVICE_FROM_FLAG
 // RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.load -- -- %torch_mock_2 -DOPTIONS -DCLOSED -DLOADS_MODULE
+// Another accelerator named by its string is a device too.
+// RUN: %check_torch_tidy --check-suffix=GENERIC %s torch-host-sync-in-loop %t.mps -- -- %torch_mock_2 -DOPTIONS -DCLOSED -DOTHER_ACCELERATOR
 //
 // The project never selects CUDA: device-generic code is silent; a user's
 // own word wins over what the driver detected; a TU that names CUDA is still
@@ -188,6 +190,11 @@ int main(int Argc, char **Argv) {
 #elif defined(OPTIONS)
   for (auto &B : Batches)
     B = B + zerosLike(B);
+#endif
+#ifdef OTHER_ACCELERATOR
+  torch::Device Accelerator("mps");
+  for (auto &B : Batches)
+    B = B.to(Accelerator);
 #endif
 #ifdef LOADS_MODULE
   torch::jit::Module Model = torch::jit::load("model.pt");
