@@ -921,18 +921,17 @@ PointwiseFormulas::matchHypot(const Polynomial &P) const {
 /// exp(log_softmax(x, d)): the softmax, in two kernels.
 std::optional<FusedFormula>
 PointwiseFormulas::matchExpOfLogSoftmax(const Expr *Exp, const Expr *Arg) {
+  // log_softmax takes softmax's arguments (the dimension, no dtype).
   std::optional<TorchCall> L = torchCall(Arg);
-  if (!L || L->Name != "log_softmax" || L->Args.size() < 2 ||
-      !isTensorExpr(L->Args[0]) || isDefaulted(L->Args[1]) ||
-      (L->Args.size() > 2 && !isDefaulted(L->Args[2])))
-    return std::nullopt;
-  const Expr *Dim = dimension(L->Args[1]);
-  if (!Dim)
+  PointwiseAtom LogSoftmax;
+  if (!L || L->Name != "log_softmax" ||
+      !readReduction(*L, PointwiseFn::Softmax, LogSoftmax, Ctx) ||
+      !isTensorExpr(L->Args[0]))
     return std::nullopt;
   noteKernel(Exp);
   noteKernel(utils::ignoreWrappers(Arg));
   return FusedFormula{"softmax as exp(log_softmax)", "softmax", "", L->Args[0],
-                      Dim, "", false};
+                      LogSoftmax.Dim, "", false};
 }
 
 std::optional<FusedFormula> PointwiseFormulas::matchOnce() {

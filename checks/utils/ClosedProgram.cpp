@@ -24,12 +24,11 @@ bool isRunTimeDeviceValue(const Expr *E, const SourceManager &SM) {
   QualType T = E->getType();
   if (isRecordNamed(T, "Device") || isRecordNamed(T, "TensorOptions"))
     return false; // A device value made elsewhere, where it is looked at.
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-    if (isEnumNamed(T, "DeviceType"))
-      return !isInLibTorchHeader(Ref->getDecl()->getLocation(), SM);
-  // Strings and integers (a DeviceType cast from a number) that are not
-  // literals.
-  return !isEnumNamed(T, "DeviceType") || !isa<DeclRefExpr>(E);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E);
+      Ref && isEnumNamed(T, "DeviceType"))
+    return !isInLibTorchHeader(Ref->getDecl()->getLocation(), SM);
+  // A string or a number that is not a literal, a DeviceType computed.
+  return true;
 }
 
 /// A LibTorch call that chooses a device the code does not show: loading
