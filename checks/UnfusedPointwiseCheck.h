@@ -9,7 +9,7 @@ namespace clang::tidy::torch {
 
 /// Finds hand-written formulas of tensors that ATen computes in one fused
 /// kernel (SiLU, GELU, softplus, softmax, log-softmax, log-sigmoid, rsqrt,
-/// log1p, expm1) and replaces them with the fused op.
+/// log1p, expm1, hypot) and replaces them with the fused op.
 ///
 /// For the user-facing documentation see docs/checks/unfused-pointwise.md.
 class UnfusedPointwiseCheck : public TorchCheck {
