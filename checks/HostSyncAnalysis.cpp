@@ -822,6 +822,103 @@ std::optional<FoundSync> SyncAnalysis::classifyUnresolved(const Expr *Member) {
 
 namespace {
 
+/// The arguments of a construction the code writes, without defaulted ones
+/// (`std::vector<int64_t>{id}` passes its allocator by default).
+unsigned explicitArgs(const CXXConstructExpr *CE) {
+  return llvm::count_if(CE->arguments(), [](const Expr *Arg) {
+    return !isa<CXXDefaultArgExpr>(Arg);
+  });
+}
+
+/// The one parent of \p S; of an element of a braced list, the list's
+/// semantic form (its syntactic form is a second parent).
+std::optional<DynTypedNode> onlyParent(const Stmt &S, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(S);
+  if (Parents.size() == 1)
+    return Parents[0];
+  for (const DynTypedNode &P : Parents)
+    if (const auto *List = P.get<InitListExpr>(); List && List->isSemanticForm())
+      return P;
+  return std::nullopt;
+}
+
+/// How many stores (local variables, host containers) a synced value is
+/// followed through.
+constexpr unsigned MaxStores = 3;
+
+/// A local variable holding a host container (not a tensor): the values a
+/// loop stores in it stay on the host.
+const VarDecl *localContainer(const Expr *E) {
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(ignoreWrappers(E));
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!VD || !VD->isLocalVarDecl())
+    return nullptr;
+  QualType T = VD->getType().getNonReferenceType();
+  return T->isRecordType() && !isTensorType(T) ? VD : nullptr;
+}
+
+/// The container of `ids[i]` on the left of `ids[i] = v`.
+const VarDecl *containerOfSubscript(const Expr *LHS) {
+  const auto *OC = dyn_cast<CXXOperatorCallExpr>(LHS->IgnoreParenImpCasts());
+  if (!OC || OC->getOperator() != OO_Subscript || OC->getNumArgs() != 2)
+    return nullptr;
+  return localContainer(OC->getArg(0));
+}
+
+/// The left side of the assignment whose right side is \p E (through
+/// implicit conversions and temporaries), or null.
+const Expr *assignedBy(const Expr *E, ASTContext &Ctx) {
+  const Stmt *Cur = E;
+  for (unsigned Step = 0; Step < 8; ++Step) {
+    DynTypedNodeList Parents = Ctx.getParents(*Cur);
+    const Stmt *Parent = Parents.size() == 1 ? Parents[0].get<Stmt>() : nullptr;
+    if (!Parent)
+      return nullptr;
+    if (const auto *BO = dyn_cast<BinaryOperator>(Parent))
+      return BO->getOpcode() == BO_Assign && BO->getRHS() == Cur ? BO->getLHS()
+                                                                 : nullptr;
+    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Parent))
+      return OC->getOperator() == OO_Equal && OC->getNumArgs() == 2 &&
+                     OC->getArg(1) == Cur
+                 ? OC->getArg(0)
+                 : nullptr;
+    const auto *Construct = dyn_cast<CXXConstructExpr>(Parent);
+    if (!isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr,
+             CXXBindTemporaryExpr, ExprWithCleanups>(Parent) &&
+        !(Construct && explicitArgs(Construct) == 1))
+      return nullptr;
+    Cur = Parent;
+  }
+  return nullptr;
+}
+
+/// The variable or member an assignment's left side names.
+const ValueDecl *assignedDecl(const Expr *LHS) {
+  LHS = LHS->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(LHS))
+    return Ref->getDecl();
+  if (const auto *ME = dyn_cast<MemberExpr>(LHS))
+    return ME->getMemberDecl();
+  return nullptr;
+}
+
+/// The innermost loop around \p S in its function.
+const Stmt *enclosingLoop(const Stmt *S, ASTContext &Ctx) {
+  if (!S)
+    return nullptr;
+  DynTypedNode Cur = DynTypedNode::create(*S);
+  for (unsigned Step = 0; Step < 256; ++Step) {
+    DynTypedNodeList Parents = Ctx.getParents(Cur);
+    if (Parents.size() != 1 || Parents[0].get<FunctionDecl>() ||
+        Parents[0].get<LambdaExpr>())
+      return nullptr;
+    Cur = Parents[0];
+    if (const auto *P = Cur.get<Stmt>(); P && isLoop(P, Ctx))
+      return P;
+  }
+  return nullptr;
+}
+
 bool isHostReadMethod(llvm::StringRef Name) {
   // Not item(): `t.cpu().item()` is the same sync as `t.item()`.
   return Name == "data_ptr" || Name == "const_data_ptr" ||
@@ -882,6 +979,10 @@ std::optional<UseKind> useAsObject(const MemberExpr *ME) {
     return UseKind::Other;
   if (isHostReadMethod(M->getName()))
     return UseKind::HostOnly;
+  // `copy[0].item<int64_t>()`: the number read from a host copy is the
+  // copy's data; where it goes decides.
+  if (M->getName() == "item")
+    return std::nullopt;
   return isTensorType(M->getReturnType()) ? std::nullopt
                                           : std::optional(UseKind::Other);
 }
@@ -966,11 +1067,11 @@ bool isLookup(const CallExpr *CE) {
 /// flows on through it (casts, arithmetic, comparisons, tensor views).
 std::optional<UseKind> useIn(const Stmt *Parent, const Stmt *Cur) {
   if (isa<ImplicitCastExpr, ParenExpr, ExplicitCastExpr,
-          MaterializeTemporaryExpr, CXXBindTemporaryExpr, ExprWithCleanups>(
-          Parent))
+          MaterializeTemporaryExpr, CXXBindTemporaryExpr, ExprWithCleanups,
+          InitListExpr, CXXStdInitializerListExpr>(Parent))
     return std::nullopt;
   if (const auto *CE = dyn_cast<CXXConstructExpr>(Parent))
-    return CE->getNumArgs() == 1 ? std::nullopt : std::optional(UseKind::Other);
+    return explicitArgs(CE) == 1 ? std::nullopt : std::optional(UseKind::Other);
   if (isa<UnaryOperator, BinaryOperator>(Parent))
     return useInOperator(Parent, Cur);
   if (const auto *CO = dyn_cast<ConditionalOperator>(Parent))
@@ -1005,12 +1106,13 @@ UseKind SyncAnalysis::useOfSync(const Expr *E) {
 UseKind SyncAnalysis::useOf(const Expr *E, unsigned Depth) {
   const Stmt *Cur = E;
   for (unsigned Step = 0; Step < 32; ++Step) {
-    DynTypedNodeList Parents = Ctx.getParents(*Cur);
-    if (Parents.size() != 1)
+    std::optional<DynTypedNode> Node = onlyParent(*Cur, Ctx);
+    if (!Node)
       return UseKind::Other;
-    if (const auto *VD = Parents[0].get<VarDecl>())
-      return Depth < 2 ? useOfVariable(VD, Depth + 1) : UseKind::Other;
-    const Stmt *Parent = Parents[0].get<Stmt>();
+    if (const auto *VD = Node->get<VarDecl>())
+      return Depth < MaxStores ? useOfVariable(VD, Depth + 1)
+                               : UseKind::Other;
+    const Stmt *Parent = Node->get<Stmt>();
     if (!Parent)
       return UseKind::Other;
     if (std::optional<UseKind> Use = useInStatement(Parent, Cur, Depth))
@@ -1029,6 +1131,9 @@ std::optional<UseKind> SyncAnalysis::useInStatement(const Stmt *Parent,
                                                     unsigned Depth) {
   if (std::optional<UseKind> Use = useInAssignment(Parent, Cur, Depth))
     return Use;
+  if (const VarDecl *Container = containerStoredInto(Parent, Cur))
+    return Depth < MaxStores ? useOfContainer(Container, Depth + 1)
+                             : UseKind::Other;
   if (const auto *CE = dyn_cast<CallExpr>(Parent))
     if (std::optional<UseKind> Use = useInHostCall(CE, Cur, Depth))
       return Use;
@@ -1061,7 +1166,12 @@ std::optional<UseKind> SyncAnalysis::useInAssignment(const Stmt *Parent,
   }
   const auto *Ref = dyn_cast<DeclRefExpr>(LHS->IgnoreParens());
   const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (RHS != Cur || !VD || Depth >= 2)
+  if (RHS != Cur)
+    return UseKind::Other;
+  if (const VarDecl *Container = containerOfSubscript(LHS))
+    return Depth < MaxStores ? useOfContainer(Container, Depth + 1)
+                             : UseKind::Other;
+  if (!VD || Depth >= MaxStores)
     return UseKind::Other;
   auto Self = declRefExpr(to(varDecl(equalsNode(VD))));
   if (!match(stmt(hasDescendant(Self)), *RHS, Ctx).empty())
@@ -1089,7 +1199,69 @@ std::optional<UseKind> SyncAnalysis::useInHostCall(const CallExpr *CE,
   }
   if (useOf(CE, Depth) == UseKind::Exit)
     return UseKind::Exit;
+  // `logits = model.decode_step(token_ids)`: host data the project's own
+  // function turns into what the sync reads next iteration. The host must
+  // have the value before it can start the next step.
+  if (const auto *Arg = dyn_cast<Expr>(Cur);
+      Arg && !isTensorType(Arg->getType()) && feedsTheSync(CE))
+    return UseKind::Exit;
   return isLookup(CE) ? UseKind::HostOnly : UseKind::Other;
+}
+
+/// Whether \p CE's result is assigned to a variable (or member) that the
+/// followed sync reads: a value carried from one iteration to the next.
+bool SyncAnalysis::feedsTheSync(const CallExpr *CE) {
+  const Expr *LHS = assignedBy(CE, Ctx);
+  const ValueDecl *Target = LHS ? assignedDecl(LHS) : nullptr;
+  if (!Target || !UseRoot)
+    return false;
+  // A variable of the iteration's own starts afresh every iteration.
+  const Stmt *Loop = enclosingLoop(UseRoot, Ctx);
+  if (const auto *VD = dyn_cast<VarDecl>(Target);
+      VD && Loop && VD->isLocalVarDecl() &&
+      SM.isPointWithin(SM.getExpansionLoc(VD->getLocation()),
+                       SM.getExpansionLoc(Loop->getBeginLoc()),
+                       SM.getExpansionLoc(Loop->getEndLoc())))
+    return false;
+  auto Reads = expr(anyOf(declRefExpr(to(valueDecl(equalsNode(Target)))),
+                          memberExpr(member(equalsNode(Target)))));
+  return !match(expr(anyOf(Reads, hasDescendant(Reads))), *UseRoot, Ctx)
+              .empty();
+}
+
+/// A local host container \p Parent stores the value \p Cur into:
+/// `ids.push_back(v)`, `ids.emplace_back(v)`, `ids.insert(it, v)`.
+const VarDecl *SyncAnalysis::containerStoredInto(const Stmt *Parent,
+                                                 const Stmt *Cur) const {
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(Parent);
+  const CXXMethodDecl *M = MC ? MC->getMethodDecl() : nullptr;
+  if (!M || !M->getIdentifier() || !llvm::is_contained(MC->arguments(), Cur))
+    return nullptr;
+  llvm::StringRef Name = M->getName();
+  if (Name != "push_back" && Name != "emplace_back" && Name != "insert" &&
+      Name != "push" && Name != "emplace")
+    return nullptr;
+  return localContainer(MC->getImplicitObjectArgument());
+}
+
+/// The uses of a host container that a loop fills, in that loop's
+/// iteration: what happens to it after the loop reads the values once.
+UseKind SyncAnalysis::useOfContainer(const VarDecl *VD, unsigned Depth) {
+  const Stmt *Loop = enclosingLoop(UseRoot, Ctx);
+  const auto *Fn =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (!Loop || !Fn || !Fn->getBody())
+    return UseKind::Other;
+  std::optional<UseKind> Strongest;
+  for (const DeclRefExpr *Ref : tidy::utils::decl_ref_expr::allDeclRefExprs(
+           *VD, *Fn->getBody(), Ctx)) {
+    if (!isInside(Ref, loopBody(Loop)))
+      continue;
+    UseKind Use = useOf(Ref, Depth);
+    if (!Strongest || Use > *Strongest)
+      Strongest = Use;
+  }
+  return Strongest.value_or(UseKind::Other);
 }
 
 /// Whether \p S is written inside \p Outer.

@@ -164,6 +164,9 @@ private:
                                          unsigned Depth);
   std::optional<UseKind> useInHostCall(const CallExpr *CE, const Stmt *Cur,
                                        unsigned Depth);
+  UseKind useOfContainer(const VarDecl *VD, unsigned Depth);
+  const VarDecl *containerStoredInto(const Stmt *Parent, const Stmt *Cur) const;
+  bool feedsTheSync(const CallExpr *CE);
   bool isInside(const Stmt *S, const Stmt *Outer) const;
   void walkIf(const IfStmt *If, WalkResult &R, unsigned Depth);
   void addSite(const Expr *E, FoundSync Found, WalkResult &R);

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -280,6 +281,80 @@ void positiveKeptByAStandardHelper(const std::vector<Tensor> &Batches,
   for (const auto &X : Batches)
     History.push_back(std::make_pair(Step++, computeLoss(X).item<float>()));
   // CHECK-MESSAGES: :[[@LINE-1]]:61: warning: 'item()' synchronizes the host with the device per iteration of the loop; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
+}
+
+// ---- Generation: the token read back is the next step's input through a
+// ---- host API (token ids), or decides the stop test through the host copy
+
+struct Decoder {
+  Tensor decodeStep(const std::vector<int64_t> &Ids);
+  Tensor forward(const Tensor &Ids);
+};
+
+void negativeItemOfTheHostCopyDecidesTheStop(Decoder &D, Tensor Logits,
+                                             const std::set<int64_t> &Stop,
+                                             int MaxLen) {
+  for (int I = 0; I < MaxLen; ++I) {
+    auto Next = decode(Logits).to(torch::kCPU)[0].item<int64_t>();
+    if (Stop.count(Next))
+      break;
+    Logits = decode(Logits);
+  }
+}
+
+void negativeTokensFeedTheNextStep(Decoder &D, Tensor Logits, int MaxLen) {
+  for (int I = 0; I < MaxLen; ++I) {
+    auto Sampled = decode(Logits).to(torch::kCPU);
+    std::vector<int64_t> NextTokens;
+    for (int64_t S = 0; S < Sampled.size(0); ++S)
+      NextTokens.push_back(Sampled[S].item<int64_t>());
+    Logits = D.decodeStep(NextTokens);
+  }
+}
+
+void negativeTokenFeedsTheNextStepDirectly(Decoder &D, Tensor Logits,
+                                           int MaxLen) {
+  for (int I = 0; I < MaxLen; ++I) {
+    int64_t Tok = Logits.argmax(-1).item<int64_t>();
+    Logits = D.decodeStep({Tok});
+  }
+}
+
+void negativeTokensStoredByIndex(Decoder &D, Tensor Logits, int64_t Batch,
+                                 int MaxLen) {
+  for (int I = 0; I < MaxLen; ++I) {
+    auto Host = decode(Logits).cpu();
+    std::vector<int64_t> Next(Batch);
+    for (int64_t B = 0; B < Batch; ++B)
+      Next[B] = Host[B].item<int64_t>();
+    Logits = D.decodeStep(Next);
+  }
+}
+
+// Fed back through a tensor factory, the token could have stayed on the
+// device: the round trip is avoidable.
+void positiveTokenFedBackThroughAFactory(Decoder &D, Tensor Logits,
+                                         int MaxLen) {
+  for (int I = 0; I < MaxLen; ++I) {
+    int64_t Tok = Logits.argmax(-1).item<int64_t>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:37: warning: 'item()' synchronizes the host with the device per iteration of the loop; {{.*}} [torch-host-sync-in-loop]
+    Logits = D.forward(torch::tensor({Tok}).cuda());
+  }
+}
+
+// Collected, and decoded only after the loop: nothing in the iteration
+// needs the value.
+void positiveTokensDecodedAfterTheLoop(const Vocab &V, Decoder &D,
+                                       Tensor Logits, int MaxLen,
+                                       std::vector<std::string> &Text) {
+  std::vector<int64_t> Generated;
+  for (int I = 0; I < MaxLen; ++I) {
+    Generated.push_back(Logits.argmax(-1).item<int64_t>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:43: warning: 'item()' synchronizes the host with the device per iteration of the loop; {{.*}} [torch-host-sync-in-loop]
+    Logits = D.forward(Logits);
+  }
+  for (int64_t Id : Generated)
+    Text.push_back(V.word(Id));
 }
 
 // ---- Loops over devices ----------------------------------------------------

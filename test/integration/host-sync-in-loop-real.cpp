@@ -217,6 +217,36 @@ void neededSyncs(Net &model, torch::Device device, const torch::Tensor &ref,
   }
 }
 
+// A decoder whose step takes the host's token ids: the sampled ids must
+// reach the host before the next step can start, and the stop test reads
+// them through the host copy. Needed, so silent.
+struct Decoder {
+  torch::Tensor step(const std::vector<int64_t> &ids) { return logits.clone(); }
+  torch::Tensor logits;
+};
+
+std::vector<int64_t> generate(Decoder &decoder, torch::Tensor logits,
+                              int64_t eos, int maxLen) {
+  std::vector<int64_t> out;
+  for (int i = 0; i < maxLen; ++i) {
+    auto sampled = logits.argmax(-1).to(torch::kCPU);
+    std::vector<int64_t> next;
+    for (int64_t b = 0; b < sampled.size(0); ++b)
+      next.push_back(sampled[b].item<int64_t>());
+    if (sampled[0].item<int64_t>() == eos)
+      break;
+    out.insert(out.end(), next.begin(), next.end());
+    logits = decoder.step(next);
+  }
+  // Fed back through a tensor, the ids could have stayed on the device.
+  for (int i = 0; i < maxLen; ++i) {
+    int64_t tok = logits.argmax(-1).item<int64_t>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:37: warning: 'item()' synchronizes the host with the device per iteration of the loop; {{.*}} [torch-host-sync-in-loop]
+    logits = decoder.logits.index_select(0, torch::tensor({tok}).cuda());
+  }
+  return out;
+}
+
 void mergeableCopies(Net &model, torch::Device device, int steps) {
   auto state = torch::randn({8, 4}).to(device);
   for (int step = 0; step < steps; ++step) {

@@ -19,6 +19,7 @@ public:
   void reset();
   int64_t dim() const;
   int64_t numel() const;
+  int64_t size(int64_t dim) const;
   void *data_ptr() const;
   template <typename T> T *data_ptr() const;
   Device device() const;
