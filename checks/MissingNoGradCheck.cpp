@@ -17,6 +17,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
+#include "utils/AutogradFlow.h"
 #include "utils/ConstantFacts.h"
 #include "utils/FindingPayload.h"
 #include "utils/FreshName.h"
@@ -32,7 +33,7 @@ namespace {
 
 constexpr unsigned MaxCallerDepth = 3;
 
-enum class Why { AfterEval, TestLoop, EvalFunction, LoadedWeights };
+enum class Why { AfterEval, TestLoop, EvalFunction, LoadedWeights, HostReads };
 
 bool isLoop(const Stmt *S) {
   return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
@@ -470,6 +471,13 @@ bool MissingNoGradCheck::isEvaluation(const Expr *Call, const FunctionDecl *FD,
     C.Reason = Why::LoadedWeights;
     return !Training->needsGradientsIn(C.Body);
   }
+  // Whatever the code calls itself: an output that only the host reads
+  // (printed, its sizes or values read, saved, detached) can never use the
+  // graph recorded for it.
+  if (utils::onlyHostReads(Call, *Ctx)) {
+    C.Reason = Why::HostReads;
+    return !Training->needsGradientsIn(Region);
+  }
   return false;
 }
 
@@ -627,6 +635,9 @@ void MissingNoGradCheck::report(const Expr *Call, const Context &C) {
     break;
   case Why::LoadedWeights:
     Where = "of a module whose trained weights are loaded";
+    break;
+  case Why::HostReads:
+    Where = "whose output only the host reads";
     break;
   }
   SourceLocation Loc = Ctx->getSourceManager().getExpansionLoc(

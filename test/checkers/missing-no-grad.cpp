@@ -3,6 +3,7 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
+#include <iostream>
 #include <vector>
 
 struct NetImpl : torch::nn::Module {
@@ -329,10 +330,10 @@ at::Tensor loadedFeatures(Net &Model, const at::Tensor &X) {
 
 // Something else loaded (an image), not the module's weights.
 at::Tensor loadImage(const std::string &Path);
-void runOnLoadedImage(Net &Model) {
+void runOnLoadedImage(Net &Model, std::vector<at::Tensor> &Outs) {
   auto Image = loadImage("cat.png");
   auto Out = Model(Image);
-  torch::save(Out, "out.pt");
+  Outs.push_back(Out);
 }
 
 // A loss module: its graph exists only when the logits carry one, which
@@ -359,3 +360,46 @@ struct WrapperImpl : torch::nn::Module {
     return Inner(X);
   }
 };
+
+// --- An output only the host reads -----------------------------------------
+// Whatever the function is called: printed, its sizes or values read, saved
+// or detached, the output never uses the graph recorded for it.
+
+void demoForward(Net &Model, const at::Tensor &Batch) {
+  auto Logits = Model->forward(Batch);
+  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: forward pass whose output only the host reads runs with autograd on: it records the graph and keeps activations for a backward() that never comes; turn autograd off with 'torch::NoGradGuard' ('c10::InferenceMode' is faster where the outputs never enter autograd later) [torch-missing-no-grad]
+  std::cout << "shape " << Logits.size(0) << "\n";
+  for (int64_t B = 0; B < 2; ++B)
+    std::cout << Logits[B].argmax(0) << "\n";
+}
+// CHECK-FIXES: {{^}}void demoForward(Net &Model, const at::Tensor &Batch) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
+
+void savePreview(Net &Model, const at::Tensor &Noise) {
+  at::Tensor Sample = Model(Noise).detach();
+  // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: forward pass whose output only the host reads runs with autograd on
+  torch::save(Sample, "preview.pt");
+}
+
+// The output reaches the project's own code, a backward() or a caller, or
+// nothing reads it: silent.
+float lossOf(const at::Tensor &Out);
+void handsItOn(Net &Model, const at::Tensor &X) {
+  auto Out = Model(X);
+  std::cout << Out.size(0);
+  std::cout << lossOf(Out);
+}
+
+void backwardLater(Net &Model, const at::Tensor &X) {
+  auto Out = Model(X);
+  std::cout << Out.size(0);
+  Out.sum().backward();
+}
+
+void discarded(Net &Model, const at::Tensor &X) { Model(X); }
+
+at::Tensor printedAndReturned(Net &Model, const at::Tensor &X) {
+  auto Out = Model(X);
+  std::cout << Out.size(0);
+  return Out;
+}

@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include <iostream>
 #include <vector>
 
 struct NetImpl : torch::nn::Module {
@@ -56,6 +57,18 @@ void loadAndRun(Net &model, const torch::Tensor &x) {
   torch::save(out, "out.pt");
 }
 
+// A demo that prints what the model computes: nothing named for inference,
+// no eval(), but only the host reads the output.
+void printLogits(Net &model, const torch::Tensor &batch) {
+  auto logits = model->forward(batch);
+  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: forward pass whose output only the host reads runs with autograd on
+  // CHECK-FIXES: {{^}}void printLogits(Net &model, const torch::Tensor &batch) {{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
+  std::cout << "shape " << logits.sizes() << "\n";
+  for (int64_t b = 0; b < logits.size(0); ++b)
+    std::cout << logits.index({b, torch::indexing::Slice(0, 1)}) << "\n";
+}
+
 // --- Negative ---------------------------------------------------------------
 
 torch::Tensor predictGuarded(Net &model, const torch::Tensor &x) {
@@ -82,6 +95,14 @@ void fineTune(Net &model, torch::optim::SGD &opt, const torch::Tensor &x) {
   opt.step();
 }
 
+// The output reaches a function of the project's, which may train on it.
+float score(const torch::Tensor &out) { return out.sum().item<float>(); }
+float scoreOf(Net &model, const torch::Tensor &x) {
+  auto out = model(x);
+  std::cout << out.sizes() << "\n";
+  return score(out);
+}
+
 int main() {
   Net model;
   torch::optim::SGD opt(model->parameters(), 0.1);
@@ -89,6 +110,8 @@ int main() {
   trainAndTest(model, opt, data, data);
   loadAndRun(model, torch::randn({1, 8}));
   fineTune(model, opt, torch::randn({1, 8}));
+  printLogits(model, torch::randn({2, 8}));
+  scoreOf(model, torch::randn({2, 8}));
   return predict(model, torch::randn({1, 8})).dim() +
          predictGuarded(model, torch::randn({1, 8})).dim() +
          inferInInferenceMode(model, torch::randn({1, 8})).dim() +

@@ -1,0 +1,29 @@
+//===--- AutogradFlow.h - libtorch-tidy -------------------------*- C++ -*-===//
+//
+// Where a tensor a forward pass made can go: whether its graph can ever reach
+// autograd (backward(), torch::autograd::grad, an optimizer, a caller), or
+// whether the host only reads it (prints, sizes, item(), data_ptr(), a file
+// written with torch::save, detach()). Followed through tensor operations
+// and local variables, in one function.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIBTORCH_TIDY_CHECKS_UTILS_AUTOGRADFLOW_H
+#define LIBTORCH_TIDY_CHECKS_UTILS_AUTOGRADFLOW_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+
+namespace clang::tidy::torch::utils {
+
+/// Whether every use of the tensor \p E computes (followed through tensor
+/// operations, LibTorch's functions and local variables) ends on the host
+/// without a graph: printed, its sizes or values read, written to a file,
+/// detached. False when any use could reach autograd (a backward(), a
+/// function of the project's or another library's, a return, a store
+/// outside the function's locals) or when the value is never used.
+bool onlyHostReads(const Expr *E, ASTContext &Ctx);
+
+} // namespace clang::tidy::torch::utils
+
+#endif // LIBTORCH_TIDY_CHECKS_UTILS_AUTOGRADFLOW_H
