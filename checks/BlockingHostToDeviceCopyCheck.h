@@ -47,12 +47,6 @@ private:
   llvm::DenseSet<SourceLocation> ReportedInTemplates;
 };
 
-/// Whether \p E is host data as the check sees it in one translation unit:
-/// provably on the CPU, or the value of the project's own load or collate
-/// functions defined here, through locals and ops that keep the device. The
-/// project facts use it for the functions that return host data.
-bool isHostDataValue(const Expr *E, ASTContext &Ctx);
-
 } // namespace clang::tidy::torch
 
 #endif // LIBTORCH_TIDY_CHECKS_BLOCKINGHOSTTODEVICECOPYCHECK_H

@@ -837,7 +837,8 @@ std::optional<DynTypedNode> onlyParent(const Stmt &S, ASTContext &Ctx) {
   if (Parents.size() == 1)
     return Parents[0];
   for (const DynTypedNode &P : Parents)
-    if (const auto *List = P.get<InitListExpr>(); List && List->isSemanticForm())
+    if (const auto *List = P.get<InitListExpr>();
+        List && List->isSemanticForm())
       return P;
   return std::nullopt;
 }

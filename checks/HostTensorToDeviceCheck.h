@@ -46,21 +46,6 @@ private:
   const ASTContext *FrequencyContext = nullptr;
 };
 
-/// The factory call that makes the host tensor \p E is a view or dtype
-/// conversion of (through shape-only ops, dtype-only `.to(dtype)` and local
-/// variables), or null. torch-blocking-host-to-device-copy leaves such
-/// tensors to this check.
-const CallExpr *hostFactoryBehind(const Expr *E, ASTContext &Ctx);
-
-/// Whether \p Value is a tensor made on the host: from factories, host data
-/// or both, through ops that keep the device (not a registered buffer). The
-/// project facts use it for member tensors and returned tensors.
-bool isMadeOnHost(const Expr *Value, ASTContext &Ctx);
-
-/// Whether every return of \p FD, which has its body here, is a tensor made
-/// on the host (isMadeOnHost).
-bool returnsHostTensor(const FunctionDecl *FD, ASTContext &Ctx);
-
 } // namespace clang::tidy::torch
 
 #endif // LIBTORCH_TIDY_CHECKS_HOSTTENSORTODEVICECHECK_H

@@ -5,7 +5,7 @@
 #include "CudaLibrarySettings.h"
 #include "DataloaderWorkersCheck.h"
 #include "HostSyncAnalysis.h"
-#include "HostTensorToDeviceCheck.h"
+#include "HostDataAnalysis.h"
 #include "MissingNoGradCheck.h"
 #include "utils/ConstantFacts.h"
 #include "utils/DeviceAnalysis.h"

@@ -112,15 +112,17 @@ bool Flow::variableOnlyHost(const VarDecl *VD, unsigned Depth) {
     return false;
   if (!Seen.insert(VD).second)
     return true; // its uses are being followed already
-  const auto *Fn = dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  const auto *Fn =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
   if (!Fn || !Fn->getBody())
     return false;
   for (const DeclRefExpr *Ref :
        tidy::utils::decl_ref_expr::allDeclRefExprs(*VD, *Fn->getBody(), Ctx)) {
     // The left side of `local = other` gives it a new value: not a use.
-    const auto *Assign = Ctx.getParents(*Ref).size() == 1
-                             ? Ctx.getParents(*Ref)[0].get<CXXOperatorCallExpr>()
-                             : nullptr;
+    const auto *Assign =
+        Ctx.getParents(*Ref).size() == 1
+            ? Ctx.getParents(*Ref)[0].get<CXXOperatorCallExpr>()
+            : nullptr;
     if (Assign && Assign->getOperator() == OO_Equal && Assign->getArg(0) == Ref)
       continue;
     if (!onlyHost(Ref, Depth))
