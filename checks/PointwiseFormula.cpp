@@ -7,6 +7,7 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/FoldingSet.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "utils/ConstantFacts.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/ParentWalk.h"
 #include <algorithm>
@@ -845,6 +846,50 @@ PointwiseFormulas::matchLogOfQuotient(const PointwiseAtom &A) {
                       Softmax->Dim, ", and more accurately", true};
 }
 
+/// The softmax atom of a local initialized by a softmax and never assigned
+/// again, or null.
+const PointwiseAtom *PointwiseFormulas::softmaxInLocal(const Expr *E) {
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(utils::ignoreWrappers(E));
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!VD || !VD->isLocalVarDecl() || !VD->getInit() ||
+      !utils::isNeverReassigned(VD, Ctx))
+    return nullptr;
+  Polynomial Init;
+  build(VD->getInit(), Init, 1);
+  const PointwiseAtom *A = single(Init, 1);
+  return A && A->Fn == PointwiseFn::Softmax ? A : nullptr;
+}
+
+/// log(softmax(x, d) + eps) with a small eps: a log-softmax whose offset
+/// only keeps log away from 0, which log_softmax never computes. Dropping
+/// it changes the value where a probability is below the offset, so the
+/// user decides: no fix-it.
+std::optional<FusedFormula>
+PointwiseFormulas::matchLogOfOffsetSoftmax(const Polynomial &P) {
+  if (P.size() != 2)
+    return std::nullopt;
+  for (unsigned I = 0; I < 2; ++I) {
+    const Monomial &S = P[I], &Offset = P[1 - I];
+    if (!Offset.Atoms.empty() || Offset.Coef <= 0 || Offset.Coef > 1e-3 ||
+        !near(S.Coef, 1) || S.Atoms.size() != 1)
+      continue;
+    const PointwiseAtom *A = &Atoms[S.Atoms[0]];
+    // Nothing is removed: a softmax kept in a local read elsewhere too
+    // (`auto p = softmax(x, 1); ... log(p + eps) ... p.sum()`) counts.
+    if (A->Fn != PointwiseFn::Softmax)
+      A = softmaxInLocal(A->E);
+    if (!A)
+      continue;
+    FusedFormula F{"log-softmax with an offset", "log_softmax", "", A->Arg,
+                   A->Dim, ", and more accurately", false};
+    F.NoFix = "dropping the offset inside the log changes the value where a "
+              "probability is below it; if it only guards against log(0), "
+              "log_softmax never computes that";
+    return F;
+  }
+  return std::nullopt;
+}
+
 std::optional<FusedFormula>
 PointwiseFormulas::matchLog(const PointwiseAtom &Log) {
   const Polynomial &P = Log.ArgForm;
@@ -865,6 +910,8 @@ PointwiseFormulas::matchLog(const PointwiseAtom &Log) {
     if (std::optional<FusedFormula> F = matchLogOfQuotient(*A))
       return F;
   }
+  if (std::optional<FusedFormula> F = matchLogOfOffsetSoftmax(P))
+    return F;
   // log(1 + x), log(x + 1): x as written, whatever it is.
   std::optional<Arithmetic> Plus = arithmetic(Log.Arg);
   if (!Plus || Plus->Op != '+' || !Plus->L)

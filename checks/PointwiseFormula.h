@@ -75,6 +75,9 @@ struct FusedFormula {
   bool ReadsOperandTwice = false;
   /// A second operand, for the fused ops of two tensors (hypot).
   const Expr *Second = nullptr;
+  /// Why the fused op is reported without a fix-it (it would change the
+  /// value somewhere), or empty.
+  llvm::StringRef NoFix;
 };
 
 class PointwiseFormulas {
@@ -127,6 +130,8 @@ private:
                                             const Expr *Den);
   std::optional<FusedFormula> matchLog(const PointwiseAtom &Log);
   std::optional<FusedFormula> matchLogOfQuotient(const PointwiseAtom &A);
+  std::optional<FusedFormula> matchLogOfOffsetSoftmax(const Polynomial &P);
+  const PointwiseAtom *softmaxInLocal(const Expr *E);
   const PointwiseAtom *single(const Polynomial &P, double Coef) const;
 
   ASTContext &Ctx;

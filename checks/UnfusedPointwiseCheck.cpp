@@ -128,7 +128,8 @@ std::optional<FusedFix> fusedFix(const Expr *Root,
   const LangOptions &LO = Ctx.getLangOpts();
   std::string Operand;
   if (std::optional<FusedFix> Inner =
-          fusedFix(F->Operand, InnerScope, Ctx, Depth + 1)) {
+          fusedFix(F->Operand, InnerScope, Ctx, Depth + 1);
+      Inner && Inner->Formula.NoFix.empty()) {
     Operand = std::move(Inner->Text);
     for (const VarDecl *VD : Inner->Removed)
       if (!llvm::is_contained(Fix.Removed, VD))
@@ -189,13 +190,20 @@ void UnfusedPointwiseCheck::check(const MatchFinder::MatchResult &Result) {
   std::string Format = "%0 written out in %1 kernels; '%2' computes it in ";
   Format += Fix->Calls == 1 ? "one" : "%3";
   Format += Fix->Formula.Accuracy.str();
-  auto D = diag(Root->getBeginLoc(), Format)
-           << Fix->Formula.Name << Fix->Kernels << Fix->Text << Fix->Calls;
-  D << FixItHint::CreateReplacement(Root->getSourceRange(), Fix->Text);
-  const SourceManager &SM = Ctx.getSourceManager();
-  for (const VarDecl *VD : Fix->Removed)
-    if (const DeclStmt *DS = declarationOf(VD, Ctx))
-      D << FixItHint::CreateRemoval(wholeLinesOf(DS, SM));
+  {
+    auto D = diag(Root->getBeginLoc(), Format)
+             << Fix->Formula.Name << Fix->Kernels << Fix->Text << Fix->Calls;
+    if (Fix->Formula.NoFix.empty()) {
+      D << FixItHint::CreateReplacement(Root->getSourceRange(), Fix->Text);
+      const SourceManager &SM = Ctx.getSourceManager();
+      for (const VarDecl *VD : Fix->Removed)
+        if (const DeclStmt *DS = declarationOf(VD, Ctx))
+          D << FixItHint::CreateRemoval(wholeLinesOf(DS, SM));
+    }
+  }
+  if (!Fix->Formula.NoFix.empty())
+    diag(Root->getBeginLoc(), "no fix-it: %0", DiagnosticIDs::Note)
+        << Fix->Formula.NoFix;
   utils::recordStatementPayload(getID(), Root->getBeginLoc(), Root, Ctx);
 }
 

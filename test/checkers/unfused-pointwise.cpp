@@ -345,3 +345,24 @@ torch::Tensor notTheseFormulas(const torch::Tensor &x, const torch::Tensor &y) {
   auto e = torch::exp(torch::log(x));
   return a + b + c + d + e;
 }
+
+// log(softmax + eps): a log-softmax, reported without a fix-it (dropping the
+// offset changes the value of probabilities below it), directly and through
+// a local read elsewhere too. A large offset smooths on purpose: silent.
+torch::Tensor logOfOffsetSoftmax(const torch::Tensor &x) {
+  return torch::log(torch::softmax(x, 1) + 1e-7);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: log-softmax with an offset written out in {{[0-9]+}} kernels; 'torch::log_softmax(x, 1)' computes it in one, and more accurately [torch-unfused-pointwise]
+  // CHECK-MESSAGES: :[[@LINE-2]]:10: note: no fix-it: dropping the offset inside the log changes the value where a probability is below it; if it only guards against log(0), log_softmax never computes that
+  // CHECK-FIXES: {{^}}  return torch::log(torch::softmax(x, 1) + 1e-7);{{$}}
+}
+torch::Tensor offsetSoftmaxLocal(const torch::Tensor &x, const torch::Tensor &t) {
+  auto p = torch::softmax(x, 1);
+  auto lp = torch::log(p + 1e-7);
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: log-softmax with an offset written out in {{[0-9]+}} kernels; 'torch::log_softmax(x, 1)' computes it in one
+  // CHECK-MESSAGES: :[[@LINE-2]]:13: note: no fix-it: dropping the offset
+  // CHECK-FIXES: {{^}}  auto lp = torch::log(p + 1e-7);{{$}}
+  return -(t * lp).sum() + p.sum();
+}
+torch::Tensor logOfSmoothedSoftmax(const torch::Tensor &x) {
+  return torch::log(torch::softmax(x, 1) + 0.1);
+}
