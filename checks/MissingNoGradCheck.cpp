@@ -318,6 +318,40 @@ const CallExpr *weightsLoadBefore(const Expr *Call, const Stmt *Body,
   return nullptr;
 }
 
+/// A forward pass followed, in its block, by an explicit device synchronize:
+/// a warm-up or a timed run of a benchmark, which measures the forward as
+/// it is written.
+bool isTimedRun(const Expr *Call, ASTContext &Ctx) {
+  // The statement of the innermost block that holds the call, through the
+  // declaration of a local it initializes.
+  DynTypedNode Cur = DynTypedNode::create(*Call);
+  const Stmt *Statement = Call;
+  const CompoundStmt *Block = nullptr;
+  for (unsigned Steps = 0; !Block && Steps < 64; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Cur);
+    if (Parents.empty() || Parents[0].get<FunctionDecl>())
+      return false;
+    if (const auto *P = Parents[0].get<CompoundStmt>())
+      Block = P;
+    else if (const auto *P = Parents[0].get<Stmt>())
+      Statement = P;
+    Cur = Parents[0];
+  }
+  if (!Block)
+    return false;
+  auto Sync = callExpr(callee(functionDecl(hasAnyName(
+      "::torch::cuda::synchronize", "::c10::cuda::device_synchronize",
+      "::cudaDeviceSynchronize", "::cudaStreamSynchronize"))));
+  bool After = false;
+  for (const Stmt *S : Block->body()) {
+    if (After && !match(stmt(anyOf(Sync, hasDescendant(Sync))), *S, Ctx)
+                      .empty())
+      return true;
+    After = After || S == Statement;
+  }
+  return false;
+}
+
 /// A function whose result cannot carry a graph to its callers.
 bool returnsNoTensor(const FunctionDecl *FD) {
   QualType T = FD->getReturnType();
@@ -474,7 +508,7 @@ bool MissingNoGradCheck::isEvaluation(const Expr *Call, const FunctionDecl *FD,
   // Whatever the code calls itself: an output that only the host reads
   // (printed, its sizes or values read, saved, detached) can never use the
   // graph recorded for it.
-  if (utils::onlyHostReads(Call, *Ctx)) {
+  if (utils::onlyHostReads(Call, *Ctx) && !isTimedRun(Call, *Ctx)) {
     C.Reason = Why::HostReads;
     return !Training->needsGradientsIn(Region);
   }

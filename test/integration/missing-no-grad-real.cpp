@@ -103,6 +103,14 @@ float scoreOf(Net &model, const torch::Tensor &x) {
   return score(out);
 }
 
+// A warm-up before timing: followed by a device synchronize, it runs the
+// forward as the timed calls do.
+void warmUp(Net &model, const torch::Tensor &x) {
+  auto out = model(x);
+  out.sum().item<float>();
+  torch::cuda::synchronize();
+}
+
 int main() {
   Net model;
   torch::optim::SGD opt(model->parameters(), 0.1);
@@ -112,6 +120,7 @@ int main() {
   fineTune(model, opt, torch::randn({1, 8}));
   printLogits(model, torch::randn({2, 8}));
   scoreOf(model, torch::randn({2, 8}));
+  warmUp(model, torch::randn({2, 8}));
   return predict(model, torch::randn({1, 8})).dim() +
          predictGuarded(model, torch::randn({1, 8})).dim() +
          inferInInferenceMode(model, torch::randn({1, 8})).dim() +
