@@ -1099,6 +1099,7 @@ std::optional<UseKind> useIn(const Stmt *Parent, const Stmt *Cur) {
 /// How the value a sync brings to the host is used.
 UseKind SyncAnalysis::useOfSync(const Expr *E) {
   UseRoot = E;
+  UseLoop = enclosingLoop(E, Ctx);
   return useOf(E, 0);
 }
 
@@ -1133,8 +1134,7 @@ std::optional<UseKind> SyncAnalysis::useInStatement(const Stmt *Parent,
   if (std::optional<UseKind> Use = useInAssignment(Parent, Cur, Depth))
     return Use;
   if (const VarDecl *Container = containerStoredInto(Parent, Cur))
-    return Depth < MaxStores ? useOfContainer(Container, Depth + 1)
-                             : UseKind::Other;
+    return useOfContainer(Container, Depth + 1);
   if (const auto *CE = dyn_cast<CallExpr>(Parent))
     if (std::optional<UseKind> Use = useInHostCall(CE, Cur, Depth))
       return Use;
@@ -1170,8 +1170,7 @@ std::optional<UseKind> SyncAnalysis::useInAssignment(const Stmt *Parent,
   if (RHS != Cur)
     return UseKind::Other;
   if (const VarDecl *Container = containerOfSubscript(LHS))
-    return Depth < MaxStores ? useOfContainer(Container, Depth + 1)
-                             : UseKind::Other;
+    return useOfContainer(Container, Depth + 1);
   if (!VD || Depth >= MaxStores)
     return UseKind::Other;
   auto Self = declRefExpr(to(varDecl(equalsNode(VD))));
@@ -1217,12 +1216,11 @@ bool SyncAnalysis::feedsTheSync(const CallExpr *CE) {
   if (!Target || !UseRoot)
     return false;
   // A variable of the iteration's own starts afresh every iteration.
-  const Stmt *Loop = enclosingLoop(UseRoot, Ctx);
   if (const auto *VD = dyn_cast<VarDecl>(Target);
-      VD && Loop && VD->isLocalVarDecl() &&
+      VD && UseLoop && VD->isLocalVarDecl() &&
       SM.isPointWithin(SM.getExpansionLoc(VD->getLocation()),
-                       SM.getExpansionLoc(Loop->getBeginLoc()),
-                       SM.getExpansionLoc(Loop->getEndLoc())))
+                       SM.getExpansionLoc(UseLoop->getBeginLoc()),
+                       SM.getExpansionLoc(UseLoop->getEndLoc())))
     return false;
   auto Reads = expr(anyOf(declRefExpr(to(valueDecl(equalsNode(Target)))),
                           memberExpr(member(equalsNode(Target)))));
@@ -1248,21 +1246,9 @@ const VarDecl *SyncAnalysis::containerStoredInto(const Stmt *Parent,
 /// The uses of a host container that a loop fills, in that loop's
 /// iteration: what happens to it after the loop reads the values once.
 UseKind SyncAnalysis::useOfContainer(const VarDecl *VD, unsigned Depth) {
-  const Stmt *Loop = enclosingLoop(UseRoot, Ctx);
-  const auto *Fn =
-      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
-  if (!Loop || !Fn || !Fn->getBody())
+  if (Depth > MaxStores || !UseLoop)
     return UseKind::Other;
-  std::optional<UseKind> Strongest;
-  for (const DeclRefExpr *Ref : tidy::utils::decl_ref_expr::allDeclRefExprs(
-           *VD, *Fn->getBody(), Ctx)) {
-    if (!isInside(Ref, loopBody(Loop)))
-      continue;
-    UseKind Use = useOf(Ref, Depth);
-    if (!Strongest || Use > *Strongest)
-      Strongest = Use;
-  }
-  return Strongest.value_or(UseKind::Other);
+  return useOfVariable(VD, Depth, loopBody(UseLoop));
 }
 
 /// Whether \p S is written inside \p Outer.
@@ -1274,8 +1260,10 @@ bool SyncAnalysis::isInside(const Stmt *S, const Stmt *Outer) const {
                           SM.getExpansionLoc(Outer->getEndLoc()));
 }
 
-/// The strongest use of a local variable in its function.
-UseKind SyncAnalysis::useOfVariable(const VarDecl *VD, unsigned Depth) {
+/// The strongest use of a local variable in its function, or in \p Within
+/// only when given.
+UseKind SyncAnalysis::useOfVariable(const VarDecl *VD, unsigned Depth,
+                                    const Stmt *Within) {
   const auto *Fn =
       dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
   if (!VD->isLocalVarDecl() || !Fn || !Fn->getBody())
@@ -1283,6 +1271,8 @@ UseKind SyncAnalysis::useOfVariable(const VarDecl *VD, unsigned Depth) {
   std::optional<UseKind> Strongest;
   for (const DeclRefExpr *Ref : tidy::utils::decl_ref_expr::allDeclRefExprs(
            *VD, *Fn->getBody(), Ctx)) {
+    if (Within && !isInside(Ref, Within))
+      continue;
     UseKind Use = useOf(Ref, Depth);
     if (!Strongest || Use > *Strongest)
       Strongest = Use;

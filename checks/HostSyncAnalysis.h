@@ -157,7 +157,8 @@ private:
   bool isMovedToDevice(const Expr *Tensor, unsigned Depth = 0);
   UseKind useOfSync(const Expr *E);
   UseKind useOf(const Expr *E, unsigned Depth);
-  UseKind useOfVariable(const VarDecl *VD, unsigned Depth);
+  UseKind useOfVariable(const VarDecl *VD, unsigned Depth,
+                        const Stmt *Within = nullptr);
   std::optional<UseKind> useInStatement(const Stmt *Parent, const Stmt *Cur,
                                         unsigned Depth);
   std::optional<UseKind> useInAssignment(const Stmt *Parent, const Stmt *Cur,
@@ -187,8 +188,10 @@ private:
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, Summary> Summaries;
   llvm::DenseSet<const FunctionDecl *> InProgress;
   utils::DeviceAnalysis Devices;
-  /// The sync (or the call that reaches one) whose use useOf() follows.
+  /// The sync (or the call that reaches one) whose use useOf() follows,
+  /// and the innermost loop around it.
   const Expr *UseRoot = nullptr;
+  const Stmt *UseLoop = nullptr;
 };
 
 /// Where a translation unit may run its tensors.

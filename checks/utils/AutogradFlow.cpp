@@ -55,6 +55,12 @@ bool mayHoldGraph(QualType T) {
   return RD && !T->isVoidType();
 }
 
+/// The one statement \p S is a part of, or null.
+const Stmt *parentStmt(const Stmt &S, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(S);
+  return Parents.size() == 1 ? Parents[0].get<Stmt>() : nullptr;
+}
+
 class Flow {
 public:
   explicit Flow(ASTContext &Ctx) : Ctx(Ctx) {}
@@ -120,9 +126,7 @@ bool Flow::variableOnlyHost(const VarDecl *VD, unsigned Depth) {
        tidy::utils::decl_ref_expr::allDeclRefExprs(*VD, *Fn->getBody(), Ctx)) {
     // The left side of `local = other` gives it a new value: not a use.
     const auto *Assign =
-        Ctx.getParents(*Ref).size() == 1
-            ? Ctx.getParents(*Ref)[0].get<CXXOperatorCallExpr>()
-            : nullptr;
+        dyn_cast_or_null<CXXOperatorCallExpr>(parentStmt(*Ref, Ctx));
     if (Assign && Assign->getOperator() == OO_Equal && Assign->getArg(0) == Ref)
       continue;
     if (!onlyHost(Ref, Depth))
@@ -141,9 +145,8 @@ Use Flow::useIn(const Stmt *Parent, const Stmt *Cur) {
                ? Use::FlowsOn
                : Use::Escapes;
   if (const auto *ME = dyn_cast<MemberExpr>(Parent)) {
-    const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(
-        Ctx.getParents(*ME).size() == 1 ? Ctx.getParents(*ME)[0].get<Stmt>()
-                                        : nullptr);
+    const auto *Call =
+        dyn_cast_or_null<CXXMemberCallExpr>(parentStmt(*ME, Ctx));
     return Call ? useAsObject(ME, Call) : Use::Escapes;
   }
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Parent))
