@@ -378,6 +378,45 @@ bool buildsMatmul(ASTContext &Ctx, const std::vector<Decl *> &Decls) {
   return Declared && !Small;
 }
 
+bool ProgramFacts::isConvolutionalNetwork() const {
+  return !indexedModuleBuilds(/*Conv=*/false) &&
+         buildsConvolutionalNetwork(Ctx, Decls);
+}
+
+/// The layers \p Decls construct whose class \p Pattern names: constructor
+/// calls that build a layer (not `Linear(nullptr)`, copies or moves).
+static unsigned countBuiltLayers(ASTContext &Ctx,
+                                 const std::vector<Decl *> &Decls,
+                                 StringRef Pattern) {
+  auto LayerType = hasType(hasUnqualifiedDesugaredType(
+      recordType(hasDeclaration(cxxRecordDecl(matchesName(Pattern))))));
+  unsigned Count = 0;
+  for (Decl *D : Decls)
+    for (const BoundNodes &N :
+         match(decl(forEachDescendant(cxxConstructExpr(LayerType).bind("c"))),
+               *D, Ctx))
+      Count += layerSize(N.getNodeAs<CXXConstructExpr>("c"), Ctx,
+                         /*Limit=*/0) != LayerSize::Placeholder;
+  return Count;
+}
+
+bool buildsConvolutionalNetwork(ASTContext &Ctx,
+                                const std::vector<Decl *> &Decls) {
+  // Each convolution does its per-pixel matmul at every output position, so
+  // three convolutions per Linear layer leave the head a small share of the
+  // work; attention and explicit matmuls are not a head.
+  if (hasLayer(Ctx, Decls,
+               "^::torch::nn::(MultiheadAttention|Transformer[A-Za-z]*|"
+               "Bilinear)(Impl|Options)?$",
+               {"matmul", "mm", "bmm", "einsum", "addmm", "baddbmm", "linear",
+                "bilinear", "scaled_dot_product_attention"}))
+    return false;
+  unsigned Convolutions = countBuiltLayers(
+      Ctx, Decls, "^::torch::nn::(Conv|ConvTranspose)[123]d(Impl)?$");
+  unsigned Linears = countBuiltLayers(Ctx, Decls, "^::torch::nn::Linear(Impl)?$");
+  return Convolutions > 0 && Convolutions >= 3 * Linears;
+}
+
 bool ProgramFacts::usesReducedPrecision() const {
   auto Reduced = stmt(anyOf(
       declRefExpr(to(namedDecl(

@@ -31,6 +31,11 @@ bool buildsConvolution(ASTContext &Ctx, const std::vector<Decl *> &Decls);
 /// \p Decls build or call a matmul-heavy layer (Linear, attention, matmul,
 /// mm, bmm, einsum, ...) of a size worth a tensor core.
 bool buildsMatmul(ASTContext &Ctx, const std::vector<Decl *> &Decls);
+/// \p Decls build a convolutional network whose matmul layers are a head:
+/// at least three convolutions per Linear layer, and no attention,
+/// transformer or explicit matmul call.
+bool buildsConvolutionalNetwork(ASTContext &Ctx,
+                                const std::vector<Decl *> &Decls);
 
 /// The place a program selects a device that can be CUDA: a local or global
 /// torch::Device (or DeviceType) variable whose value can name CUDA, else
@@ -63,6 +68,10 @@ public:
   /// It builds or calls a matmul-heavy layer (Linear, attention, matmul,
   /// mm, bmm, einsum, ...).
   bool hasMatmul() const;
+  /// Its network is convolutional with a matmul head
+  /// (buildsConvolutionalNetwork), and no module class built in another file
+  /// adds matmul layers.
+  bool isConvolutionalNetwork() const;
   /// It names half or bfloat16, or uses autocast.
   bool usesReducedPrecision() const;
   /// The main file is a test (a tests/ folder, *_test.cpp, *_tests.cpp):

@@ -7,7 +7,10 @@
 // that trains Linear or attention layers in FP32 gets the slow path unless it
 // asks. The check reports such a program once, at the device selection;
 // programs that set the precision either way, that train in half precision
-// or under autocast, or that only convolve, stay silent.
+// or under autocast, that only convolve or whose matmul layers are a
+// convolutional network's head (cuDNN already convolves in TF32), and
+// programs built against LibTorch before 1.12 (1.7 to 1.11 allow TF32 for
+// cuBLAS by default, earlier versions have none), stay silent.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,16 +19,27 @@
 #include "TorchTidyModule.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "utils/LibTorchHeaders.h"
+#include "utils/LibTorchVersion.h"
 
 using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
+void Tf32DisabledCheck::registerPPCallbacks(const SourceManager &SM,
+                                            Preprocessor *PP,
+                                            Preprocessor *ModuleExpanderPP) {
+  ProgramSettingCheck::registerPPCallbacks(SM, PP, ModuleExpanderPP);
+  this->PP = PP;
+}
+
 void Tf32DisabledCheck::checkProgram(const cudalib::ProgramFacts &Program) {
   const auto &Device = Program.device();
   // Any setting of the matmul precision is a choice, TF32 off included.
+  std::optional<utils::TorchVersion> Version =
+      PP ? utils::readTorchVersion(*PP) : std::nullopt;
   if (!Device || Program.isTestFile() || !Program.trainingLoop() ||
-      !Program.hasMatmul() ||
+      (Version && !Version->atLeast(1, 12)) || !Program.hasMatmul() ||
+      Program.isConvolutionalNetwork() ||
       Program.usesReducedPrecision() ||
       Program.callsSetting({"setAllowTF32CuBLAS", "setFloat32MatmulPrecision",
                             "setFloat32Precision"}))

@@ -16,8 +16,13 @@ class Tf32DisabledCheck : public cudalib::ProgramSettingCheck {
 public:
   using ProgramSettingCheck::ProgramSettingCheck;
 
+  void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
+                           Preprocessor *ModuleExpanderPP) override;
+
 private:
   void checkProgram(const cudalib::ProgramFacts &Program) override;
+
+  Preprocessor *PP = nullptr;
 };
 
 } // namespace clang::tidy::torch

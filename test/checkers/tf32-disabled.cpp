@@ -7,6 +7,14 @@
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DCONVOLUTION_ONLY
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DCPU_ONLY
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DSMALL_LINEAR
+// A convolutional network whose only matmul layer is its classifier head:
+// cuDNN already runs its FP32 convolutions in TF32 (silent); the same network
+// with a matmul in its forward is reported.
+// RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DCONV_NET
+// RUN: %check_torch_tidy %s torch-tf32-disabled %t.attn -- -- %torch_mock_1_13 -DCONV_NET -DWITH_MATMUL
+// LibTorch 1.7 to 1.11 allow TF32 for cuBLAS by default, and earlier
+// versions have no TF32: silent.
+// RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_none -DTORCH_VERSION_MAJOR=1 -DTORCH_VERSION_MINOR=10
 // A header's device before main()'s: reported at main()'s, in the main file.
 // RUN: %check_torch_tidy %s torch-tf32-disabled %t.helper -- -- %torch_mock_1_13 -DDEBUG_HELPER -I%S/Inputs
 
@@ -15,6 +23,22 @@
 #include "cuda-debug-helper.h"
 #endif
 
+#ifdef CONV_NET
+struct NetImpl : torch::nn::Module {
+  NetImpl()
+      : Stem(torch::nn::Conv2dOptions(3, 64, 7)), Body(64, 64, 3),
+        Down(64, 128, 1), Head(128 * 7 * 7, 1000) {}
+  at::Tensor forward(const at::Tensor &X) {
+    at::Tensor Y = Down(Body(Stem(X)));
+#ifdef WITH_MATMUL
+    Y = at::matmul(Y, Y);
+#endif
+    return Head(Y);
+  }
+  torch::nn::Conv2d Stem, Body, Down;
+  torch::nn::Linear Head;
+};
+#else
 struct NetImpl : torch::nn::Module {
 #ifdef CONVOLUTION_ONLY
   torch::nn::Conv2d Layer{nullptr};
@@ -27,6 +51,7 @@ struct NetImpl : torch::nn::Module {
 #endif
   at::Tensor forward(const at::Tensor &X) { return Layer(X); }
 };
+#endif
 TORCH_MODULE(Net);
 
 int main() {
@@ -35,7 +60,7 @@ int main() {
 #else
   torch::Device Device("cuda:0");
   // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: FP32 matmuls train on a device that can be CUDA with TF32 off for cuBLAS: Linear, matmul and attention layers miss the tensor cores of Ampere and later GPUs; allow TF32 once with 'at::globalContext().setFloat32MatmulPrecision("high")', which keeps about 10 bits of mantissa in matmul inputs [torch-tf32-disabled]
-  // CHECK-MESSAGES: :57:3: note: training loop here
+  // CHECK-MESSAGES: :82:3: note: training loop here
   // CHECK-FIXES: {{^}}  torch::Device Device("cuda:0");{{$}}
   // CHECK-FIXES-NEXT: {{^}}  at::globalContext().setFloat32MatmulPrecision("high");{{$}}
 #endif
