@@ -302,10 +302,15 @@ def compile_flags(repo_row, root, path, args):
 # ----------------------------------------------------------------------------
 # Running the driver and reading its diagnostics.
 
+def checks_of(args):
+    """The driver's --checks: every torch check, or those of --only-check."""
+    return "-*," + ",".join(args.only_check or ["torch-*"])
+
+
 def run_driver(job, args):
     root, path, flags = job
     cache = [f"--cache-dir={args.cache_dir}"] if args.cache_dir else []
-    command = [args.driver, "--checks=-*,torch-*", "--quiet", *cache,
+    command = [args.driver, f"--checks={checks_of(args)}", "--quiet", *cache,
                f"--header-filter={re.escape(root)}/.*", os.path.join(root, path), "--", *flags]
     out = subprocess.run(command, cwd=root, capture_output=True, text=True,
                          errors="replace", check=False)
@@ -429,7 +434,7 @@ def write_database(repo, flags_of, root, work_dir):
 def project_command(db_dir, root, args, extra=()):
     """The driver's whole-project run on a database (no files named)."""
     cache = [f"--cache-dir={args.cache_dir}"] if args.cache_dir else []
-    return [args.driver, "--checks=-*,torch-*", "--quiet", *cache,
+    return [args.driver, f"--checks={checks_of(args)}", "--quiet", *cache,
             f"--header-filter={re.escape(root)}/.*", f"--jobs={max(1, args.jobs)}",
             "-p", db_dir, *extra]
 
@@ -649,6 +654,9 @@ def parse_args(argv):
                    "labelled file")
     p.add_argument("--only-repo", action="append", metavar="REPO",
                    help="only the labels of this repository (owner/name; repeatable)")
+    p.add_argument("--only-check", action="append", metavar="CHECK",
+                   help="only the labels of this check, and only it runs (repeatable): "
+                   "re-measure the checks a change touches")
     p.add_argument("--fix-check", action="store_true",
                    help="instead of scoring: on a scratch copy of each labelled file's repository, "
                    "apply the fixes, check the file still compiles and a second --fix changes nothing")
@@ -674,6 +682,10 @@ def prepare(args):
         labels = [l for l in labels if l["repo"] in args.only_repo]
         if not labels:
             raise InputError(f"no labels of {', '.join(args.only_repo)}")
+    if args.only_check:
+        labels = [l for l in labels if l["check"] in args.only_check]
+        if not labels:
+            raise InputError(f"no labels of {', '.join(args.only_check)}")
     repos_path = args.repos or os.path.join(os.path.dirname(os.path.abspath(args.labels)), "repos.tsv")
     repos = {r["repo"]: r for r in read_tsv(repos_path, REPO_FIELDS)}
     for label in labels:
