@@ -17,6 +17,7 @@
 #include "utils/ConstantFacts.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/LibTorchHeaders.h"
+#include "utils/LibTorchNames.h"
 #include "utils/Operators.h"
 #include "clang-tidy/utils/DeclRefExprUtils.h"
 #include "clang/AST/ASTContext.h"
@@ -504,6 +505,25 @@ llvm::SmallVector<const Expr *, 2> indexTensors(const Expr *E,
   return Indices;
 }
 
+/// A module's forward pass: `m->forward(x)`, `m(x)` on a module holder or
+/// a module object.
+bool isForwardPass(const Expr *E) {
+  auto IsModule = [](const CXXRecordDecl *RD) {
+    return RD && (utils::isSameOrDerivedFrom(RD, "torch::nn::Module") ||
+                  utils::isSameOrDerivedFrom(RD, "torch::nn::ModuleHolder"));
+  };
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *M = MC->getMethodDecl();
+    return M && M->getIdentifier() && M->getName() == "forward" &&
+           IsModule(M->getParent());
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+    if (Op->getOperator() == OO_Call && Op->getNumArgs() > 0)
+      return IsModule(
+          Op->getArg(0)->getType()->getAsCXXRecordDecl());
+  return false;
+}
+
 /// A sync found at \p E, its message naming \p Name where the kind has %0.
 FoundSync makeFound(const Expr *E, const SyncKind &Kind,
                     llvm::StringRef Name = "") {
@@ -557,9 +577,20 @@ bool isHostOnlyCopy(const Site &S) {
 
 } // namespace
 
+/// Whether the walked code runs a forward pass between \p First and
+/// \p Second, whose waits then differ by that work.
+static bool forwardBetween(const WalkResult &R, SourceLocation First,
+                           SourceLocation Second, const SourceManager &SM) {
+  return llvm::any_of(R.Forwards, [&](SourceLocation F) {
+    return SM.isBeforeInTranslationUnit(First, F) &&
+           SM.isBeforeInTranslationUnit(F, Second);
+  });
+}
+
 /// What of an iteration's syncs is worth reporting: not the syncs the
 /// program needs, nor its first copy whose data host code reads; a second
-/// such copy is reported with the first.
+/// such copy is reported with the first when a forward pass runs between
+/// them (otherwise it waits only for the few ops since the first).
 Findings findingsOf(const WalkResult &R, const SourceManager &SM) {
   Findings F;
   for (const Site &S : R.Sites) {
@@ -573,7 +604,9 @@ Findings findingsOf(const WalkResult &R, const SourceManager &SM) {
       F.HostCopy = &S;
       continue;
     }
-    F.Reported.push_back({&S, F.HostCopy->Sync.Sync});
+    if (forwardBetween(R, F.HostCopy->Where->getEndLoc(),
+                       S.Where->getEndLoc(), SM))
+      F.Reported.push_back({&S, F.HostCopy->Sync.Sync});
   }
   return F;
 }
@@ -593,6 +626,8 @@ void SyncAnalysis::walk(const Stmt *S, WalkResult &R, unsigned Depth) {
     return;
   }
   if (const auto *E = dyn_cast<Expr>(S)) {
+    if (isForwardPass(E))
+      R.Forwards.push_back(E->getBeginLoc());
     if (std::optional<FoundSync> Found = classify(E))
       addSite(E, *Found, R);
     else if (const auto *CE = dyn_cast<CallExpr>(E))

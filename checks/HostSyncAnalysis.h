@@ -81,6 +81,9 @@ struct WalkResult {
   SourceLocation TimingSync;
   /// Whether a whole training/evaluation loop runs inside.
   bool HasTrainingLoop = false;
+  /// Where the walked code runs a module's forward pass: device work that a
+  /// later copy to the CPU waits for.
+  llvm::SmallVector<SourceLocation, 2> Forwards;
 };
 
 struct Finding {
@@ -105,7 +108,8 @@ const char *hintFor(const FoundSync &F);
 
 /// What of an iteration's syncs is worth reporting: not the syncs the
 /// program needs, nor its first copy whose data host code reads; a second
-/// such copy is reported with the first.
+/// such copy is reported with the first when a forward pass runs between
+/// them (otherwise it waits only for the few ops since the first).
 Findings findingsOf(const WalkResult &R, const SourceManager &SM);
 
 /// Follows the syncs of loops through the functions they call; holds the

@@ -91,34 +91,51 @@ void negativeOneCopyWrittenOut(const std::vector<Tensor> &Batches,
   }
 }
 
-void positiveTwoCopiesThatCouldBeOne(Env &E, int Steps) {
+// A second copy right after the first waits only for the ops between them.
+void negativeTwoCopiesOfOneResult(Env &E, int Steps) {
   Tensor State = E.observe();
   for (int I = 0; I < Steps; ++I) {
     Tensor Out = policy(State);
     auto Actions = Out.cpu();
     auto Values = Out.sum().cpu();
-    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
+    State = E.step(Actions.data_ptr<int64_t>());
+    std::cout << Values.data_ptr<float>()[0] << "\n";
+  }
+}
+
+// A forward pass between two copies: the second waits for it, where one
+// copy after both would wait once.
+void positiveTwoCopiesAroundAForward(Env &E, torch::nn::Linear &Critic,
+                                     int Steps) {
+  Tensor State = E.observe();
+  for (int I = 0; I < Steps; ++I) {
+    Tensor Out = policy(State);
+    auto Actions = Out.cpu();
+    auto Values = Critic(Out).sum().cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:37: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
     // CHECK-MESSAGES: :[[@LINE-3]]:24: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
     State = E.step(Actions.data_ptr<int64_t>());
     std::cout << Values.data_ptr<float>()[0] << "\n";
   }
 }
 
-void readBoth(const Tensor &Out, std::vector<float> &P, std::vector<float> &V) {
+void readBoth(const Tensor &Out, torch::nn::Linear &Critic,
+              std::vector<float> &P, std::vector<float> &V) {
   Tensor Probs = Out.detach().cpu();
-  Tensor Values = Out.sum().cpu();
+  Tensor Values = Critic->forward(Out).sum().cpu();
   P.assign(Probs.data_ptr<float>(), Probs.data_ptr<float>() + Probs.numel());
   V.assign(Values.data_ptr<float>(), Values.data_ptr<float>() + 1);
 }
 
 void positiveTwoCopiesInACalledFunction(const std::vector<Tensor> &Batches,
+                                        torch::nn::Linear &Critic,
                                         std::vector<float> &P,
                                         std::vector<float> &V) {
   for (const auto &X : Batches)
-    readBoth(policy(X), P, V);
+    readBoth(policy(X), Critic, P, V);
   // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: call to 'readBoth' synchronizes the host with the device per iteration of the loop: copying a tensor to the CPU; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
-  // CHECK-MESSAGES: :[[@LINE-11]]:29: note: copying a tensor to the CPU synchronizes here
-  // CHECK-MESSAGES: :[[@LINE-13]]:31: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
+  // CHECK-MESSAGES: :[[@LINE-12]]:46: note: copying a tensor to the CPU synchronizes here
+  // CHECK-MESSAGES: :[[@LINE-14]]:31: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
 }
 
 void readOne(const Tensor &Out, std::vector<float> &P) {
@@ -132,15 +149,26 @@ void negativeOneCopyInACalledFunction(const std::vector<Tensor> &Batches,
     readOne(policy(X), P);
 }
 
-void positiveCopyHereAndInACalledFunction(Env &E, std::vector<float> &P,
-                                          int Steps) {
+void negativeCopyHereAndInACalledFunction(Env &E, std::vector<float> &P,
+                                           int Steps) {
   Tensor State = E.observe();
   for (int I = 0; I < Steps; ++I) {
     Tensor Out = policy(State);
     auto Actions = Out.argmax(1).cpu();
     readOne(Out, P);
+    State = E.step(Actions.data_ptr<int64_t>());
+  }
+}
+
+void positiveCopyHereAndInACalledFunction(Env &E, torch::nn::Linear &Critic,
+                                          std::vector<float> &P, int Steps) {
+  Tensor State = E.observe();
+  for (int I = 0; I < Steps; ++I) {
+    Tensor Out = policy(State);
+    auto Actions = Out.argmax(1).cpu();
+    readOne(Critic(Out), P);
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: call to 'readOne' synchronizes {{.*}}; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
-    // CHECK-MESSAGES: :[[@LINE-18]]:31: note: copying a tensor to the CPU synchronizes here
+    // CHECK-MESSAGES: :[[@LINE-29]]:31: note: copying a tensor to the CPU synchronizes here
     // CHECK-MESSAGES: :[[@LINE-4]]:34: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
     State = E.step(Actions.data_ptr<int64_t>());
   }
@@ -246,14 +274,13 @@ void negativeCopyDecodedOnTheHost(const std::vector<Tensor> &Batches,
   }
 }
 
-void positiveTwoLookups(const Vocab &V, Tensor Data, int Steps,
+// The second read waits only for the argmax between them.
+void negativeTwoLookups(const Vocab &V, Tensor Data, int Steps,
                         std::ofstream &Out) {
   for (int I = 0; I < Steps; ++I) {
     Tensor Logits = decode(Data);
     Out << V.word(Logits.argmax(-1).item<int64_t>());
     Out << V.word(Logits.argmax(0).item<int64_t>());
-    // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'item()' synchronizes the host with the device per iteration of the loop; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
-    // CHECK-MESSAGES: :[[@LINE-3]]:37: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
   }
 }
 

@@ -252,8 +252,8 @@ void mergeableCopies(Net &model, torch::Device device, int steps) {
   for (int step = 0; step < steps; ++step) {
     auto out = model->forward(state);
     auto chosen = out.argmax(1).cpu();
-    auto values = out.max().cpu();
-    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
+    auto values = model->forward(state).max().cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:47: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
     // CHECK-MESSAGES: :[[@LINE-3]]:33: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
     std::printf("%ld %f\n", static_cast<long>(chosen.data_ptr<int64_t>()[0]),
                 values.data_ptr<float>()[0]);
@@ -322,3 +322,16 @@ int main() {
   return static_cast<int>(a + b + c);
 }
 #endif
+
+// Two copies with only a few ops between them: the second waits for those
+// ops alone, so there is nothing to merge.
+void copiesOfOneResult(Net &model, torch::Device device, int steps) {
+  auto state = torch::randn({8, 4}).to(device);
+  for (int step = 0; step < steps; ++step) {
+    auto out = model->forward(state);
+    auto chosen = out.argmax(1).cpu();
+    auto values = out.max().cpu();
+    std::printf("%ld %f\n", static_cast<long>(chosen.data_ptr<int64_t>()[0]),
+                values.data_ptr<float>()[0]);
+  }
+}
