@@ -651,6 +651,74 @@ const Expr *onlyValue(const VarDecl *VD, ASTContext &Ctx) {
   return keepsInitialValue(VD, Body, Ctx) ? VD->getInit() : nullptr;
 }
 
+/// `VD = Value;` as a statement of its own: Value, else null.
+static const Expr *assignedValue(const Stmt *S, const VarDecl *VD) {
+  if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(S))
+    S = Cleanups->getSubExpr();
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+  if (!Op || Op->getOperator() != OO_Equal)
+    return nullptr;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
+  return Ref && Ref->getDecl() == VD ? Op->getArg(1) : nullptr;
+}
+
+/// Whether \p S only reads \p VD: by value, by const reference, or as the
+/// object of a method that leaves it alone (not an in-place `op_`, not
+/// `set_`).
+static bool onlyReads(const Stmt *S, const VarDecl *VD, ASTContext &Ctx) {
+  auto Ref = ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(VD)))));
+  auto Write = stmt(anyOf(
+      cxxOperatorCallExpr(isAssignmentOperator(), hasArgument(0, Ref)),
+      unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)),
+      callExpr(forEachArgumentWithParam(
+          Ref, parmVarDecl(hasType(lValueReferenceType(
+                   pointee(unless(isConstQualified()))))))),
+      cxxMemberCallExpr(on(Ref), callee(cxxMethodDecl(matchesName("_$")))),
+      declStmt(has(varDecl(hasType(lValueReferenceType(
+                               pointee(unless(isConstQualified())))),
+                           hasInitializer(Ref))))));
+  return match(stmt(anyOf(Write, hasDescendant(Write))), *S, Ctx).empty();
+}
+
+/// The value a local reassigned in straight-line code holds where \p Use
+/// reads it (`data = data.to(kF32); data = data.to(device);`): the last
+/// assignment statement or the declaration before the use's statement in
+/// the same block, when every statement between only reads the local.
+const Expr *reachingAssignment(const DeclRefExpr *Use, const VarDecl *VD,
+                               ASTContext &Ctx) {
+  if (!VD->hasLocalStorage() || isa<ParmVarDecl>(VD) ||
+      VD->getType()->isReferenceType())
+    return nullptr;
+  const Stmt *Cur = Use;
+  const CompoundStmt *Block = nullptr;
+  for (unsigned Steps = 0; Steps < 64 && !Block; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(*Cur);
+    const auto *P = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    if (!P || isa<LambdaExpr>(P))
+      return nullptr;
+    // A use in a loop's condition or body may see the loop's own writes.
+    if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P))
+      return nullptr;
+    Block = dyn_cast<CompoundStmt>(P);
+    if (!Block)
+      Cur = P;
+  }
+  if (!Block)
+    return nullptr;
+  auto It = llvm::find(Block->body(), Cur);
+  while (It != Block->body_begin()) {
+    const Stmt *Prev = *--It;
+    if (const auto *Decl = dyn_cast<DeclStmt>(Prev);
+        Decl && llvm::is_contained(Decl->decls(), VD))
+      return VD->getInit();
+    if (const Expr *Value = assignedValue(Prev, VD))
+      return Value;
+    if (!onlyReads(Prev, VD, Ctx))
+      return nullptr;
+  }
+  return nullptr;
+}
+
 /// A function of the project defined here whose every return value is host
 /// data: a loader or collate function.
 bool returnsHostData(const FunctionDecl *FD, utils::DeviceAnalysis &Devices,
@@ -891,12 +959,16 @@ bool isHostData(const Expr *E, utils::DeviceAnalysis &Devices, ASTContext &Ctx,
       return isHostData(VD->getInit(), Devices, Ctx, Depth + 1) &&
              isHostData(Partner->getInit(), Devices, Ctx, Depth + 1);
     const Expr *Value = VD ? onlyValue(VD, Ctx) : nullptr;
+    if (!Value && VD)
+      Value = reachingAssignment(Ref, VD, Ctx);
     return Value && isHostData(Value, Devices, Ctx, Depth + 1);
   }
   if (const CXXMethodDecl *M = utils::tensorMethod(E)) {
-    // Ops on a tensor keep its device; to() and cuda() may change it.
+    // Ops on a tensor keep its device; to() and cuda() may change it, but
+    // to(dtype) does not.
     llvm::StringRef Name = M->getName();
-    if (Name == "to" || Name == "cuda" ||
+    const auto *Call = cast<CXXMemberCallExpr>(E);
+    if ((Name == "to" && !dtypeOfTo(Call)) || Name == "cuda" ||
         !utils::isTensorType(M->getReturnType()))
       return false;
     return isHostData(cast<CXXMemberCallExpr>(E)->getImplicitObjectArgument(),

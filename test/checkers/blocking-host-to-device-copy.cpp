@@ -99,6 +99,38 @@ void negativeNotHostToDevice(torch::Device device, const Tensor &Unknown) {
   }
 }
 
+// The batch reassigned in straight-line code: a dtype change keeps it on the
+// host, so the copy after it is still from host data.
+void positiveReassignedBatch(torch::Device device) {
+  auto Loader = torch::data::make_data_loader();
+  for (auto &batch : *Loader) {
+    auto data = batch.data;
+    data = data.to(torch::kFloat);
+    data = data.to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: blocking copy of host data
+    // CHECK-FIXES: {{^}}    data = (device.is_cuda() ? data.pin_memory() : data).to(device, /*non_blocking=*/true);{{$}}
+    step(data, data);
+  }
+}
+
+// A write the straight line does not show (in a branch, through a
+// reference) leaves the value unknown.
+void negativeReassignedUnknown(torch::Device device, bool Flag,
+                               Tensor &Other) {
+  auto Loader = torch::data::make_data_loader();
+  for (auto &batch : *Loader) {
+    auto data = batch.data;
+    if (Flag)
+      data = Other;
+    data = data.to(device);
+    auto target = batch.target;
+    Tensor &Alias = target;
+    Alias = Other;
+    target = target.to(device);
+    step(data, target);
+  }
+}
+
 void negativeOutsideLoops(torch::Device device) {
   Tensor Once = torch::randn({8}).to(device);
   step(Once, Once);

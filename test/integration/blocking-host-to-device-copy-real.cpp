@@ -151,3 +151,31 @@ public:
   torch::nn::Linear model{18, 2};
   std::queue<std::pair<torch::Tensor, int>> tasks;
 };
+
+// The batch reassigned in straight-line code (a dtype change keeps it on the
+// host), as a template trainer instantiated below: reported in the
+// instantiation; a write in a branch leaves it unknown.
+template <typename Loader>
+void trainReassigned(Loader &loader, torch::nn::Linear &model,
+                     torch::Device device, bool flag, torch::Tensor other) {
+  for (auto &batch : *loader) {
+    auto data = batch.data;
+    data = data.to(torch::kFloat);
+    data = data.to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: blocking copy of host data to the device in every iteration of a loop
+    // CHECK-FIXES: {{^}}    data = (device.is_cuda() ? data.pin_memory() : data).to(device, /*non_blocking=*/true);{{$}}
+    auto target = batch.data;
+    if (flag)
+      target = other;
+    target = target.to(device);
+    model(data + target);
+  }
+}
+
+void runReassigned(torch::nn::Linear &model, torch::Device device) {
+  auto dataset =
+      torch::data::datasets::TensorDataset({torch::randn({8, 4})})
+          .map(torch::data::transforms::Stack<torch::data::TensorExample>());
+  auto loader = torch::data::make_data_loader(std::move(dataset), 4);
+  trainReassigned(loader, model, device, false, torch::zeros({4, 4}));
+}
