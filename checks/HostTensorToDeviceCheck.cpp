@@ -234,6 +234,8 @@ struct MoveTarget {
   const Expr *Options = nullptr;
   /// `.to(device, dtype)`: the move converts the dtype too.
   bool AlsoDtype = false;
+  /// `.to(other)`: the device and dtype of another tensor.
+  const Expr *Like = nullptr;
 };
 
 std::optional<MoveTarget> moveTargetOf(const CXXMemberCallExpr *Move,
@@ -254,6 +256,17 @@ std::optional<MoveTarget> moveTargetOf(const CXXMemberCallExpr *Move,
     if (Devices.ofDevice(Move->getArg(0)) == DeviceKind::Cpu)
       return std::nullopt;
     return MoveTarget{ignoreWrappers(Move->getArg(0)), nullptr, true};
+  }
+  // `.to(other)`: other's device and dtype, unless other is on the host.
+  if (Method->getName() == "to" && Move->getNumArgs() > 0 &&
+      Method->getNumParams() > 0 &&
+      utils::isTensorType(Method->getParamDecl(0)->getType())) {
+    const Expr *Other = ignoreWrappers(Move->getArg(0));
+    if (Devices.ofTensor(Other) == DeviceKind::Cpu)
+      return std::nullopt;
+    MoveTarget Target;
+    Target.Like = Other;
+    return Target;
   }
   // `.to(opts)` where opts carries a device (`pred.options()`).
   if (Move->getNumArgs() == 0 || Method->getNumParams() == 0 ||
@@ -372,7 +385,9 @@ std::string FixBuilder::checkSpelling() const {
   if (!Chain.Var)
     return "";
   SourceLocation VarLoc = Chain.Var->getLocation();
-  const Expr *Used = Target.Device ? Target.Device : Target.Options;
+  const Expr *Used = Target.Device    ? Target.Device
+                     : Target.Options ? Target.Options
+                                      : Target.Like;
   if (Used && !declaredBefore(Used, VarLoc, SM))
     return "the device is declared after the tensor";
   for (const Expr *D : Chain.Dtypes)
@@ -443,6 +458,18 @@ std::string FixBuilder::optionsFor(const Expr *Written,
     Dtype = text(Written);
   else if (!Inner)
     Dtype = defaultDtype(NoFix);
+  if (Target.Like) {
+    if (WrittenOptions || WrittenDtype) {
+      NoFix = "the factory's options would have to be merged with the "
+              "tensor it is moved like";
+      return "";
+    }
+    std::string Like = text(Target.Like);
+    if (!isa<DeclRefExpr, CallExpr, ParenExpr, MemberExpr>(
+            ignoreWrappers(Target.Like)))
+      Like = "(" + Like + ")";
+    return Like + ".options()";
+  }
   if (Target.Options) {
     if (WrittenOptions) {
       NoFix = "the factory's options would have to be merged with the "
@@ -501,7 +528,9 @@ std::string FixBuilder::build(llvm::SmallVectorImpl<FixItHint> &Fixes) {
     return "the move converts the dtype too";
   if (std::string NoFix = checkSpelling(); !NoFix.empty())
     return NoFix;
-  Tri TargetDtype = Target.Options ? setsDtype(Target.Options, Ctx) : Tri::No;
+  Tri TargetDtype = Target.Like      ? Tri::Yes
+                    : Target.Options ? setsDtype(Target.Options, Ctx)
+                                     : Tri::No;
   if (std::string NoFix = checkDtypes(TargetDtype); !NoFix.empty())
     return NoFix;
   unsigned OptionsIndex = FactoryFn->getNumParams();

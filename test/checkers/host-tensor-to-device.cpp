@@ -146,3 +146,14 @@ void negativeNotAHostToDeviceMove(torch::Device device) {
   use(torch::randn({2}, torch::device(device)).to(device));
   use(torch::randn({2}).cpu());
 }
+
+// Moved like another tensor: to its device and dtype.
+void positiveMovedLikeAnother(const Tensor &Pred) {
+  use(torch::ones({1, 4}).to(Pred));
+  // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: tensor made on the host by 'torch::ones' and then copied to the device; create it on the device by passing the device in its options [torch-host-tensor-to-device]
+  // CHECK-FIXES: {{^}}  use(torch::ones({1, 4}, Pred.options()));{{$}}
+  use(torch::zeros({2}, torch::kLong).to(Pred));
+  // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: tensor made on the host by 'torch::zeros' and then copied to the device; create it on the device by passing the device in its options; no fix-it: the factory's options would have to be merged with the tensor it is moved like [torch-host-tensor-to-device]
+  // Like a tensor on the host: nothing is copied to a device.
+  use(torch::ones({2}).to(Pred.cpu()));
+}

@@ -1,7 +1,8 @@
 // torch-host-tensor-to-device on the real LibTorch headers (1.13 and 2.6):
 // a copy made once per epoch or per update, around an inner loop that
 // trains, is shared by the steps of that loop (silent); a copy in the steps,
-// or in a loop whose inner loop does not train, is reported.
+// or in a loop whose inner loop does not train, is reported. A move like
+// another tensor (`.to(other)`) is a move to its device.
 // REQUIRES: real-libtorch
 // RUN: %check_torch_tidy %s torch-host-tensor-to-device %t -- -- %torch_real
 // RUN: %check_torch_tidy %s torch-host-tensor-to-device %t.v2 -- -- %torch2_real
@@ -56,4 +57,10 @@ float stepsWithInnerLoop(torch::Device device) {
       total += noise[i].item<float>();
   }
   return total;
+}
+
+torch::Tensor scaleLike(const torch::Tensor &pred) {
+  return pred * torch::ones({1, 4}).to(pred);
+  // CHECK-MESSAGES: :[[@LINE-1]]:37: warning: tensor made on the host by 'torch::ones'
+  // CHECK-FIXES: {{^}}  return pred * torch::ones({1, 4}, pred.options());{{$}}
 }
