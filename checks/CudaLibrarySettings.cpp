@@ -128,6 +128,22 @@ bool declaresGlobalContext(ASTContext &Ctx) {
   return false;
 }
 
+/// \p E is (in) the initializer of a device variable nothing reads.
+bool initializesUnreadDevice(const Expr *E, ASTContext &Ctx) {
+  DynTypedNode Cur = DynTypedNode::create(*E);
+  for (unsigned Steps = 0; Steps < 16; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Cur);
+    if (Parents.empty())
+      return false;
+    if (const auto *VD = Parents[0].get<VarDecl>())
+      return isDeviceVariableType(VD->getType()) && !VD->isReferenced();
+    if (!Parents[0].get<Expr>())
+      return false;
+    Cur = Parents[0];
+  }
+  return false;
+}
+
 /// The start of the first #include line of the main file.
 std::optional<SourceLocation> firstInclude(const SourceManager &SM) {
   FileID Main = SM.getMainFileID();
@@ -154,8 +170,10 @@ ProgramFacts::ProgramFacts(ASTContext &Ctx, const utils::ProjectIndex *Index)
     for (const BoundNodes &N :
          match(findAll(varDecl(unless(parmVarDecl())).bind("var")), *D, Ctx)) {
       const auto *VD = N.getNodeAs<VarDecl>("var");
+      // A device nothing reads (made to probe for CUDA) puts nothing there.
       if (!isDeviceVariableType(VD->getType()) ||
-          VD->getType()->isReferenceType() || !Values.canBeCudaVar(VD, 0))
+          VD->getType()->isReferenceType() || !VD->isReferenced() ||
+          !Values.canBeCudaVar(VD, 0))
         continue;
       DeviceSelection Sel{VD->getLocation(), declStatement(VD, Ctx)};
       if (utils::isRecordNamed(VD->getType(), "Device") && better(Device, Sel))
@@ -202,6 +220,8 @@ ProgramFacts::ProgramFacts(ASTContext &Ctx, const utils::ProjectIndex *Index)
                *D, Ctx)) {
       const auto *E = N.getNodeAs<Expr>("e");
       if (const auto *S = dyn_cast<StringLiteral>(E); S && !isCudaString(S))
+        continue;
+      if (initializesUnreadDevice(E, Ctx))
         continue;
       DeviceSelection Sel{E->getBeginLoc(), nullptr};
       if (better(Device, Sel))

@@ -6,6 +6,9 @@
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DTRAIN_HALF
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DCONVOLUTION_ONLY
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DCPU_ONLY
+// A CUDA device made only to probe for one, which nothing reads: the model
+// still trains on the CPU.
+// RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DCPU_ONLY -DPROBE_CUDA
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DSMALL_LINEAR
 // A convolutional network whose only matmul layer is its classifier head:
 // cuDNN already runs its FP32 convolutions in TF32 (silent); the same network
@@ -57,10 +60,15 @@ TORCH_MODULE(Net);
 int main() {
 #ifdef CPU_ONLY
   torch::Device Device(torch::kCPU);
+#ifdef PROBE_CUDA
+  if (torch::cuda::is_available()) {
+    torch::Device Probe(torch::kCUDA);
+  }
+#endif
 #else
   torch::Device Device("cuda:0");
   // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: FP32 matmuls train on a device that can be CUDA with TF32 off for cuBLAS: Linear, matmul and attention layers miss the tensor cores of Ampere and later GPUs; allow TF32 once with 'at::globalContext().setFloat32MatmulPrecision("high")', which keeps about 10 bits of mantissa in matmul inputs [torch-tf32-disabled]
-  // CHECK-MESSAGES: :82:3: note: training loop here
+  // CHECK-MESSAGES: :90:3: note: training loop here
   // CHECK-FIXES: {{^}}  torch::Device Device("cuda:0");{{$}}
   // CHECK-FIXES-NEXT: {{^}}  at::globalContext().setFloat32MatmulPrecision("high");{{$}}
 #endif

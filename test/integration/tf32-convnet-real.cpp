@@ -7,6 +7,9 @@
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_real
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t.v2 -- -- %torch2_real
 // RUN: %check_torch_tidy %s torch-tf32-disabled %t.attn -- -- %torch_real -DATTENTION
+// A CUDA device made only to probe for one, which nothing reads: the
+// attention network trains on the CPU (silent).
+// RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t.probe -- -- %torch2_real -DATTENTION -DPROBE_ONLY
 
 #include <torch/torch.h>
 
@@ -51,9 +54,19 @@ struct ResNetImpl : torch::nn::Module {
 TORCH_MODULE(ResNet);
 
 int main() {
-  torch::Device device(torch::cuda::is_available() ? torch::kCUDA
+#ifdef PROBE_ONLY
+  if (torch::cuda::is_available()) {
+    torch::Device probe(torch::kCUDA);
+  }
+#endif
+  torch::Device device(
+#ifdef PROBE_ONLY
+                       torch::kCPU);
+#else
+                       torch::cuda::is_available() ? torch::kCUDA
                                                    : torch::kCPU);
-  // CHECK-MESSAGES: :[[@LINE-2]]:17: warning: FP32 matmuls train on a device that can be CUDA with TF32 off for cuBLAS
+#endif
+  // CHECK-MESSAGES: :[[@LINE-7]]:17: warning: FP32 matmuls train on a device that can be CUDA with TF32 off for cuBLAS
   // CHECK-MESSAGES: :[[@LINE+7]]:3: note: training loop here
   // CHECK-FIXES: {{^}}                                                   : torch::kCPU);{{$}}
   // CHECK-FIXES-NEXT: {{^}}  at::globalContext().setFloat32MatmulPrecision("high");{{$}}
