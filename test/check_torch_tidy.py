@@ -13,7 +13,9 @@ For each host (clang-tidy-19 with the plugin, and the libtorch-tidy driver):
   3. the fixed file is matched against the CHECK-FIXES lines; without such
      lines the file must come back unchanged;
   4. the fixed file is compiled with the same compiler arguments (once per
-     distinct fixed text: both hosts must produce the same one);
+     distinct fixed text: both hosts must produce the same one; an
+     unchanged file is not compiled again: step 2 already fails on its
+     compiler errors, which both hosts print as errors);
   5. applying the fixes a second time must change nothing (checked when
      the first pass changed the file).
 Both hosts must print the same diagnostics and produce the same fixed file.
@@ -175,8 +177,9 @@ def main():
 
         # 4. the fixed file still compiles. A fixed file identical to one
         # already compiled (the other host's) compiles the same way; the
-        # hosts' fixed files are compared below.
-        if not args.no_compile and fixed not in compiled:
+        # hosts' fixed files are compared below. An unchanged file's
+        # compiler errors already failed step 2.
+        if not args.no_compile and fixed != cleaned and fixed not in compiled:
             run([args.cxx, "-fsyntax-only"] + compiler_args + [temp])
             compiled.add(fixed)
 
