@@ -128,7 +128,12 @@ bool declaresGlobalContext(ASTContext &Ctx) {
   return false;
 }
 
-/// \p E is (in) the initializer of a device variable nothing reads.
+/// A local variable nothing reads.
+bool isUnreadLocal(const VarDecl *VD) {
+  return VD->hasLocalStorage() && !VD->isReferenced();
+}
+
+/// \p E is (in) the initializer of a local device variable nothing reads.
 bool initializesUnreadDevice(const Expr *E, ASTContext &Ctx) {
   DynTypedNode Cur = DynTypedNode::create(*E);
   for (unsigned Steps = 0; Steps < 16; ++Steps) {
@@ -136,7 +141,7 @@ bool initializesUnreadDevice(const Expr *E, ASTContext &Ctx) {
     if (Parents.empty())
       return false;
     if (const auto *VD = Parents[0].get<VarDecl>())
-      return isDeviceVariableType(VD->getType()) && !VD->isReferenced();
+      return isDeviceVariableType(VD->getType()) && isUnreadLocal(VD);
     if (!Parents[0].get<Expr>())
       return false;
     Cur = Parents[0];
@@ -170,9 +175,10 @@ ProgramFacts::ProgramFacts(ASTContext &Ctx, const utils::ProjectIndex *Index)
     for (const BoundNodes &N :
          match(findAll(varDecl(unless(parmVarDecl())).bind("var")), *D, Ctx)) {
       const auto *VD = N.getNodeAs<VarDecl>("var");
-      // A device nothing reads (made to probe for CUDA) puts nothing there.
+      // A local device nothing reads (made to probe for CUDA) puts nothing
+      // there; a global may be read in other files.
       if (!isDeviceVariableType(VD->getType()) ||
-          VD->getType()->isReferenceType() || !VD->isReferenced() ||
+          VD->getType()->isReferenceType() || isUnreadLocal(VD) ||
           !Values.canBeCudaVar(VD, 0))
         continue;
       DeviceSelection Sel{VD->getLocation(), declStatement(VD, Ctx)};

@@ -9,6 +9,9 @@
 // A CUDA device made only to probe for one, which nothing reads: the model
 // still trains on the CPU.
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DCPU_ONLY -DPROBE_CUDA
+// A global device that other files may read is a selection even where
+// nothing in this file reads it.
+// RUN: %check_torch_tidy --check-suffix=GLOBAL %s torch-tf32-disabled %t.global -- -- %torch_mock_1_13 -DCPU_ONLY -DGLOBAL_DEVICE
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DSMALL_LINEAR
 // A convolutional network whose only matmul layer is its classifier head:
 // cuDNN already runs its FP32 convolutions in TF32 (silent); the same network
@@ -22,6 +25,12 @@
 // RUN: %check_torch_tidy %s torch-tf32-disabled %t.helper -- -- %torch_mock_1_13 -DDEBUG_HELPER -I%S/Inputs
 
 #include <torch/torch.h>
+#ifdef GLOBAL_DEVICE
+torch::Device GlobalDevice(torch::kCUDA);
+// CHECK-MESSAGES-GLOBAL: :[[@LINE-1]]:15: warning: FP32 matmuls train on a device that can be CUDA
+// CHECK-MESSAGES-GLOBAL: :{{[0-9]+}}:3: note: training loop here
+// CHECK-FIXES-GLOBAL: {{^}}  at::globalContext().setFloat32MatmulPrecision("high");{{$}}
+#endif
 #ifdef DEBUG_HELPER
 #include "cuda-debug-helper.h"
 #endif
@@ -68,7 +77,7 @@ int main() {
 #else
   torch::Device Device("cuda:0");
   // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: FP32 matmuls train on a device that can be CUDA with TF32 off for cuBLAS: Linear, matmul and attention layers miss the tensor cores of Ampere and later GPUs; allow TF32 once with 'at::globalContext().setFloat32MatmulPrecision("high")', which keeps about 10 bits of mantissa in matmul inputs [torch-tf32-disabled]
-  // CHECK-MESSAGES: :90:3: note: training loop here
+  // CHECK-MESSAGES: :99:3: note: training loop here
   // CHECK-FIXES: {{^}}  torch::Device Device("cuda:0");{{$}}
   // CHECK-FIXES-NEXT: {{^}}  at::globalContext().setFloat32MatmulPrecision("high");{{$}}
 #endif
