@@ -689,23 +689,27 @@ const Expr *reachingAssignment(const DeclRefExpr *Use, const VarDecl *VD,
   if (!VD->hasLocalStorage() || isa<ParmVarDecl>(VD) ||
       VD->getType()->isReferenceType())
     return nullptr;
-  const Stmt *Cur = Use;
+  // The statement of a block that holds the use; an initializer belongs
+  // to its declaration statement.
+  DynTypedNode Cur = DynTypedNode::create(*Use);
   const CompoundStmt *Block = nullptr;
   for (unsigned Steps = 0; Steps < 64 && !Block; ++Steps) {
-    DynTypedNodeList Parents = Ctx.getParents(*Cur);
-    const auto *P = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
-    if (!P || isa<LambdaExpr>(P))
+    DynTypedNodeList Parents = Ctx.getParents(Cur);
+    if (Parents.empty())
       return nullptr;
-    // A use in a loop's condition or body may see the loop's own writes.
-    if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P))
-      return nullptr;
-    Block = dyn_cast<CompoundStmt>(P);
+    if (!Parents[0].get<VarDecl>()) {
+      const auto *P = Parents[0].get<Stmt>();
+      // A use in a loop's condition or body may see the loop's own writes.
+      if (!P || isa<LambdaExpr, ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P))
+        return nullptr;
+      Block = dyn_cast<CompoundStmt>(P);
+    }
     if (!Block)
-      Cur = P;
+      Cur = Parents[0];
   }
-  if (!Block)
+  if (!Block || !Cur.get<Stmt>())
     return nullptr;
-  auto It = llvm::find(Block->body(), Cur);
+  auto It = llvm::find(Block->body(), Cur.get<Stmt>());
   while (It != Block->body_begin()) {
     const Stmt *Prev = *--It;
     if (const auto *Decl = dyn_cast<DeclStmt>(Prev);

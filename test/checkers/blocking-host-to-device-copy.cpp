@@ -109,7 +109,12 @@ void positiveReassignedBatch(torch::Device device) {
     data = data.to(device);
     // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: blocking copy of host data
     // CHECK-FIXES: {{^}}    data = (device.is_cuda() ? data.pin_memory() : data).to(device, /*non_blocking=*/true);{{$}}
-    step(data, data);
+    auto target = batch.target;
+    target = target.to(torch::kLong);
+    auto onDevice = target.to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: blocking copy of host data
+    // CHECK-FIXES: {{^}}    auto onDevice = (device.is_cuda() ? target.pin_memory() : target).to(device, /*non_blocking=*/true);{{$}}
+    step(data, onDevice);
   }
 }
 
