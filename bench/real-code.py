@@ -656,7 +656,9 @@ def parse_args(argv):
                    help="only the labels of this repository (owner/name; repeatable)")
     p.add_argument("--only-check", action="append", metavar="CHECK",
                    help="only the labels of this check, and only it runs (repeatable): "
-                   "re-measure the checks a change touches")
+                   "re-measure the checks a change touches. Only the files with such labels "
+                   "are analysed: a finding that only another labelled file's analysis reports "
+                   "(a header it includes) is not seen")
     p.add_argument("--fix-check", action="store_true",
                    help="instead of scoring: on a scratch copy of each labelled file's repository, "
                    "apply the fixes, check the file still compiles and a second --fix changes nothing")
