@@ -34,7 +34,6 @@
 #include "utils/Operators.h"
 #include "utils/ParentWalk.h"
 #include "utils/SourceText.h"
-#include "utils/TrainingCode.h"
 
 using namespace clang::ast_matchers;
 
@@ -582,13 +581,8 @@ utils::RunFrequency &HostTensorToDeviceCheck::frequency(ASTContext &Ctx) {
 
 IndexedRepeat HostTensorToDeviceCheck::repeatOf(const Stmt *S,
                                                 ASTContext &Ctx) {
-  IndexedRepeat Result = repeatWithIndex(frequency(Ctx).ofStmt(S), S, Ctx,
-                                         projectIndex(Ctx.getSourceManager()));
-  // Once per epoch or per update: the inner loop's steps share the copy.
-  utils::TrainingCode Training(Ctx);
-  if (utils::runsAroundTrainingSteps(Result.Repeat, Training, Ctx))
-    Result.Repeat.Freq = Frequency::Once;
-  return Result;
+  return repeatWithIndex(frequency(Ctx).ofStmt(S), S, Ctx,
+                         projectIndex(Ctx.getSourceManager()));
 }
 
 void HostTensorToDeviceCheck::noteIndexed(const IndexedRepeat &Indexed,

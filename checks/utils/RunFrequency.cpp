@@ -3,8 +3,6 @@
 #include "RunFrequency.h"
 #include "ConstantFacts.h"
 #include "LibTorchHeaders.h"
-#include "TrainingCode.h"
-#include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
@@ -181,7 +179,7 @@ RepeatReason RunFrequency::ofNode(const Stmt *S, unsigned Depth) {
       if (isa<LambdaExpr>(PS))
         return {};
       if (repeatsChild(PS, Child, Ctx))
-        return {Frequency::Repeated, PS, nullptr, S};
+        return {Frequency::Repeated, PS, nullptr};
       Child = PS;
       Cur = P;
       continue;
@@ -274,32 +272,6 @@ std::string describeRepeat(const RepeatReason &R) {
   if (!R.Loop)
     return "in every call of " + Fn + ", which runs per step";
   return "in every call of " + Fn + ", called in a loop";
-}
-
-bool runsAroundTrainingSteps(const RepeatReason &R, TrainingCode &Training,
-                             ASTContext &Ctx) {
-  using namespace ast_matchers;
-  if (R.Freq != Frequency::Repeated || !R.Loop || !R.Path)
-    return false;
-  // The loops between the repeating loop and the statement repeat it too.
-  llvm::SmallPtrSet<const Stmt *, 8> OnPath;
-  DynTypedNode Cur = DynTypedNode::create(*R.Path);
-  for (unsigned Steps = 0; Steps < 256; ++Steps) {
-    DynTypedNodeList Parents = Ctx.getParents(Cur);
-    const auto *PS = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
-    if (!PS || PS == R.Loop)
-      break;
-    OnPath.insert(PS);
-    Cur = Parents[0];
-  }
-  auto Loop = stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()));
-  for (const BoundNodes &N :
-       match(stmt(forEachDescendant(Loop.bind("inner"))), *R.Loop, Ctx)) {
-    const auto *Inner = N.getNodeAs<Stmt>("inner");
-    if (!OnPath.contains(Inner) && Training.trains(Inner))
-      return true;
-  }
-  return false;
 }
 
 bool RunFrequency::isConstructedRepeatedly(const CXXRecordDecl *RD) {

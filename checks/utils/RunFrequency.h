@@ -24,22 +24,12 @@ namespace clang::tidy::torch::utils {
 enum class Frequency { Once, Repeated, Unknown };
 
 /// Why a statement repeats: the loop that repeats it (possibly in a caller),
-/// the function it is in when that is not the loop's function, and the
-/// statement in the loop that leads to it (itself, or the call on the way).
+/// and the function it is in when that is not the loop's function.
 struct RepeatReason {
   Frequency Freq = Frequency::Unknown;
   const Stmt *Loop = nullptr;
   const FunctionDecl *Through = nullptr;
-  const Stmt *Path = nullptr;
 };
-
-class TrainingCode;
-
-/// Whether what \p R repeats runs once around a loop nested in the same
-/// iteration that trains (an epoch's or an update's set-up): the steps of
-/// the inner loop share its cost, which is then not worth a finding.
-bool runsAroundTrainingSteps(const RepeatReason &R, TrainingCode &Training,
-                             ASTContext &Ctx);
 
 class RunFrequency {
 public:

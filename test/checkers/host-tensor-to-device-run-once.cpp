@@ -86,51 +86,6 @@ struct Detection {
   Tensor Box;
 };
 
-// Once per epoch, around an inner loop that trains: the steps share the copy
-// (silent); a copy in the steps is reported.
-void trainEpochs(torch::nn::Linear &Model, torch::optim::SGD &Opt,
-                 const std::vector<Tensor> &Batches, torch::Device device) {
-  for (int Epoch = 0; Epoch < 10; ++Epoch) {
-    Tensor Dice = torch::zeros({4}).to(device);
-    for (const Tensor &B : Batches) {
-      Tensor Loss = Model->forward(B).sum() * torch::ones({1}).to(device);
-      // CHECK-MESSAGES: :[[@LINE-1]]:64: warning: tensor made on the host by 'torch::ones'
-      // CHECK-FIXES: {{^}}      Tensor Loss = Model->forward(B).sum() * torch::ones({1}, torch::device(device));{{$}}
-      Loss.backward();
-      Opt.step();
-      Dice = Dice + Loss;
-    }
-    use(Dice);
-  }
-}
-
-// Called once per update, whose iteration also runs the training steps.
-Tensor advantages(torch::Device device) {
-  return torch::zeros({1, 8}).to(device);
-}
-void trainUpdates(torch::nn::Linear &Model, torch::optim::SGD &Opt,
-                  torch::Device device) {
-  for (int Update = 0; Update < 100; ++Update) {
-    Tensor A = advantages(device);
-    for (int Epoch = 0; Epoch < 4; ++Epoch) {
-      Tensor Loss = Model->forward(A).sum();
-      Loss.backward();
-      Opt.step();
-    }
-  }
-}
-
-// An inner loop that does not train spreads nothing.
-void stepsWithInnerLoop(torch::Device device) {
-  for (int Step = 0; Step < 10; ++Step) {
-    Tensor Noise = torch::randn({8}).to(device);
-    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: tensor made on the host by 'torch::randn'
-    // CHECK-FIXES: {{^}}    Tensor Noise = torch::randn({8}, torch::device(device));{{$}}
-    for (int I = 0; I < 3; ++I)
-      use(Noise + I);
-  }
-}
-
 int main() {
   torch::Device device(torch::kCUDA);
   Net Model(device);
