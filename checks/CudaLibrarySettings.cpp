@@ -273,17 +273,26 @@ bool ProgramFacts::callsSetting(std::initializer_list<StringRef> Names,
   return false;
 }
 
+/// An expression or declaration whose type is a layer class
+/// \p TypePattern names.
+static auto layerOfType(StringRef TypePattern) {
+  return hasType(hasUnqualifiedDesugaredType(
+      recordType(hasDeclaration(cxxRecordDecl(matchesName(TypePattern))))));
+}
+
+/// The LibTorch functions that run a matmul.
+static constexpr StringRef MatmulCalls[] = {
+    "matmul", "mm",     "bmm",      "einsum",
+    "addmm",  "baddbmm", "linear", "bilinear", "scaled_dot_product_attention"};
+
 /// A type or call of one of the layers \p TypePattern names, or a call of a
 /// LibTorch function in \p Functions.
 static bool hasLayer(ASTContext &Ctx, const std::vector<Decl *> &Decls,
-                     StringRef TypePattern,
-                     std::initializer_list<StringRef> Functions) {
-  auto LayerType = hasType(hasUnqualifiedDesugaredType(recordType(
-      hasDeclaration(cxxRecordDecl(matchesName(TypePattern))))));
-  std::vector<StringRef> Names(Functions.begin(), Functions.end());
+                     StringRef TypePattern, ArrayRef<StringRef> Functions) {
+  auto LayerType = layerOfType(TypePattern);
   auto Use = stmt(anyOf(
       expr(LayerType),
-      callExpr(callee(functionDecl(hasAnyName(llvm::ArrayRef<StringRef>(Names)))))
+      callExpr(callee(functionDecl(hasAnyName(Functions))))
           .bind("call")));
   for (Decl *D : Decls) {
     if (!match(findAll(declaratorDecl(LayerType)), *D, Ctx).empty())
@@ -380,8 +389,7 @@ bool buildsMatmul(ASTContext &Ctx, const std::vector<Decl *> &Decls) {
   StringRef Layers =
       "^::torch::nn::(Linear|Bilinear|MultiheadAttention|Transformer[A-Za-z]*)"
       "(Impl|Options)?$";
-  auto LayerType = hasType(hasUnqualifiedDesugaredType(
-      recordType(hasDeclaration(cxxRecordDecl(matchesName(Layers))))));
+  auto LayerType = layerOfType(Layers);
   bool Declared = false, Small = false;
   for (Decl *D : Decls) {
     Declared |= !match(findAll(declaratorDecl(LayerType)), *D, Ctx).empty();
@@ -395,9 +403,7 @@ bool buildsMatmul(ASTContext &Ctx, const std::vector<Decl *> &Decls) {
       Small |= Size == LayerSize::Small;
     }
   }
-  if (hasLayer(Ctx, Decls, "^$",
-               {"matmul", "mm", "bmm", "einsum", "addmm", "baddbmm", "linear",
-                "bilinear", "scaled_dot_product_attention"}))
+  if (hasLayer(Ctx, Decls, "^$", MatmulCalls))
     return true;
   // Layers whose sizes are built elsewhere count; those built here small
   // do not.
@@ -414,8 +420,7 @@ bool ProgramFacts::isConvolutionalNetwork() const {
 static unsigned countBuiltLayers(ASTContext &Ctx,
                                  const std::vector<Decl *> &Decls,
                                  StringRef Pattern) {
-  auto LayerType = hasType(hasUnqualifiedDesugaredType(
-      recordType(hasDeclaration(cxxRecordDecl(matchesName(Pattern))))));
+  auto LayerType = layerOfType(Pattern);
   unsigned Count = 0;
   for (Decl *D : Decls)
     for (const BoundNodes &N :
@@ -434,8 +439,7 @@ bool buildsConvolutionalNetwork(ASTContext &Ctx,
   if (hasLayer(Ctx, Decls,
                "^::torch::nn::(MultiheadAttention|Transformer[A-Za-z]*|"
                "Bilinear)(Impl|Options)?$",
-               {"matmul", "mm", "bmm", "einsum", "addmm", "baddbmm", "linear",
-                "bilinear", "scaled_dot_product_attention"}))
+               MatmulCalls))
     return false;
   unsigned Convolutions = countBuiltLayers(
       Ctx, Decls, "^::torch::nn::(Conv|ConvTranspose)[123]d(Impl)?$");
