@@ -19,6 +19,7 @@
 #include "clang/Lex/Lexer.h"
 #include "utils/AutogradFlow.h"
 #include "utils/ConstantFacts.h"
+#include "utils/DeviceAnalysis.h"
 #include "utils/FindingPayload.h"
 #include "utils/FreshName.h"
 #include "utils/LibTorchHeaders.h"
@@ -353,9 +354,64 @@ bool isTimedRun(const Expr *Call, ASTContext &Ctx) {
 }
 
 /// A function whose result cannot carry a graph to its callers.
+/// A call whose result is thrown away: a statement of its own.
+bool isDiscarded(const Expr *E, ASTContext &Ctx) {
+  DynTypedNode Cur = DynTypedNode::create(*E);
+  for (unsigned Steps = 0; Steps < 8; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Cur);
+    if (Parents.size() != 1)
+      return false;
+    const Stmt *P = Parents[0].get<Stmt>();
+    if (!P)
+      return false;
+    if (isa<CompoundStmt>(P))
+      return true;
+    if (!isa<ExprWithCleanups, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+             ImplicitCastExpr>(P))
+      return false;
+    Cur = Parents[0];
+  }
+  return false;
+}
+
 bool returnsNoTensor(const FunctionDecl *FD) {
   QualType T = FD->getReturnType();
   return T->isVoidType() || T->isBuiltinType() || T->isEnumeralType();
+}
+
+bool holdsTensors(QualType T, unsigned Depth = 0);
+
+/// A template argument that is, or a pack (std::tuple's) that holds, such a
+/// type.
+bool argumentHoldsTensors(const TemplateArgument &Arg, unsigned Depth) {
+  if (Arg.getKind() == TemplateArgument::Pack)
+    return llvm::any_of(Arg.pack_elements(), [&](const TemplateArgument &A) {
+      return argumentHoldsTensors(A, Depth);
+    });
+  return Arg.getKind() == TemplateArgument::Type &&
+         holdsTensors(Arg.getAsType(), Depth + 1);
+}
+
+/// Whether a value of type \p T can carry tensors: a tensor or an IValue, a
+/// container, tuple or pair of them, or a struct with such a field.
+bool holdsTensors(QualType T, unsigned Depth) {
+  T = T.getNonReferenceType();
+  if (utils::isTensorType(T))
+    return true;
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  if (!RD || Depth > 3)
+    return false;
+  if (RD->getIdentifier() && RD->getName() == "IValue")
+    return true;
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
+    for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray())
+      if (argumentHoldsTensors(Arg, Depth))
+        return true;
+  if (!RD->hasDefinition() || RD->isInStdNamespace())
+    return false;
+  return llvm::any_of(RD->fields(), [&](const FieldDecl *F) {
+    return holdsTensors(F->getType(), Depth + 1);
+  });
 }
 
 /// Whether \p S is \p Outer or inside it, in the same function.
@@ -493,7 +549,8 @@ bool MissingNoGradCheck::isEvaluation(const Expr *Call, const FunctionDecl *FD,
     C.Name = Loader;
     return !Training->needsGradientsIn(Region);
   }
-  if (isEvaluationName(FD)) {
+  if (isEvaluationName(FD) && (!holdsTensors(FD->getReturnType()) ||
+                                callersOnlyReadOnHost(FD))) {
     C.Reason = Why::EvalFunction;
     C.Name = FD->getNameAsString();
     return !Training->needsGradientsIn(C.Body);
@@ -513,6 +570,20 @@ bool MissingNoGradCheck::isEvaluation(const Expr *Call, const FunctionDecl *FD,
     return !Training->needsGradientsIn(Region);
   }
   return false;
+}
+
+// A function that returns tensors hands their graph to its callers, who may
+// train with it (PPO's evaluate_actions computes the loss's log-probs): its
+// name decides only when its calls are in view and the host alone reads
+// what each returns.
+bool MissingNoGradCheck::callersOnlyReadOnHost(const FunctionDecl *FD) {
+  const llvm::SmallVector<const Stmt *, 4> *Sites = Calls->callsOf(FD);
+  if (!Sites || Sites->empty())
+    return false;
+  return llvm::all_of(*Sites, [&](const Stmt *Site) {
+    const auto *E = dyn_cast<Expr>(Site);
+    return E && (isDiscarded(E, *Ctx) || utils::onlyHostReads(E, *Ctx));
+  });
 }
 
 bool MissingNoGradCheck::guarded(const Stmt *S, unsigned Depth) {

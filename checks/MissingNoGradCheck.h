@@ -43,6 +43,7 @@ private:
   /// A guard that turns autograd off is active at \p S: in a block around
   /// it, or around every call of its function in this translation unit.
   bool guarded(const Stmt *S, unsigned Depth);
+  bool callersOnlyReadOnHost(const FunctionDecl *FD);
   /// The forward() that \p Call runs turns autograd off itself.
   bool calleeGuards(const Expr *Call);
   void report(const Expr *Call, const Context &C);

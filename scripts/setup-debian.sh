@@ -13,8 +13,9 @@ packages=(
   clang-tidy-14
   # The pre-commit hook is tested with the real tool.
   pre-commit git
-  # Unit tests of the pure functions.
-  libgtest-dev
+  # Unit tests of the pure functions; with doctest and Catch2, the real
+  # test frameworks whose registered tests the checks leave alone.
+  libgtest-dev doctest-dev catch2
   # The verifier runs snippets in a bubblewrap sandbox.
   bubblewrap
 )

@@ -81,6 +81,29 @@ const utils::ProjectIndex *TorchCheck::projectIndex(const SourceManager &SM) {
   return Index.get();
 }
 
+bool TorchCheck::inUnitTest(const MatchFinder::MatchResult &Result) {
+  if (!Tests)
+    Tests = std::make_unique<utils::UnitTestCode>(*Result.Context);
+  if (Tests->empty())
+    return false;
+  for (const auto &[ID, Node] : Result.Nodes.getMap()) {
+    SourceLocation Loc;
+    if (const auto *S = Node.get<Stmt>())
+      Loc = S->getBeginLoc();
+    else if (const auto *D = Node.get<Decl>(); D && !isa<TranslationUnitDecl>(D))
+      Loc = D->getLocation();
+    if (Tests->contains(Loc))
+      return true;
+  }
+  return false;
+}
+
+// ClangTidyCheck::run only calls check().
+void TorchCheck::run(const MatchFinder::MatchResult &Result) {
+  if (!inUnitTest(Result))
+    check(Result);
+}
+
 void TorchCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(translationUnitDecl(), &Limiter);
 }

@@ -8,6 +8,7 @@
 #define LIBTORCH_TIDY_UTILS_TORCHCHECK_H
 
 #include "ProjectIndex.h"
+#include "UnitTestCode.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Basic/Diagnostic.h"
@@ -62,6 +63,7 @@ public:
     // Errors that follow from the missing declarations must not hit the
     // error limit, which would stop the parse again.
     PP->getDiagnostics().setErrorLimit(0);
+    Tests.reset(); // a new translation unit
   }
 
 protected:
@@ -72,7 +74,14 @@ protected:
   const utils::ProjectIndex *projectIndex(const SourceManager &SM);
 
 private:
+  /// Drops the matches in unit tests' code (utils/UnitTestCode.h): tests run
+  /// on small inputs to check results, and performance advice there is
+  /// noise.
+  void run(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  bool inUnitTest(const ast_matchers::MatchFinder::MatchResult &Result);
+
   TraversalScopeLimiter Limiter;
+  std::unique_ptr<utils::UnitTestCode> Tests;
   std::string IndexPath;
   std::shared_ptr<const utils::ProjectIndex> Index;
   FileID IndexFor;

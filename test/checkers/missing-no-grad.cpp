@@ -45,6 +45,10 @@ at::Tensor predictLabels(Net &Model, const at::Tensor &X) {
   // CHECK-FIXES: {{^}}  torch::NoGradGuard no_grad;{{$}}
   // CHECK-FIXES-NEXT: {{^}}  return Model(X).argmax(1);{{$}}
 }
+// Its caller only prints what it returns.
+void printLabels(Net &Model, const at::Tensor &X) {
+  std::cout << predictLabels(Model, X) << "\n";
+}
 
 void afterEval(Net &Model, const at::Tensor &X) {
   Model->eval();
@@ -119,6 +123,9 @@ at::Tensor inferWithGrad(Net &Model, const at::Tensor &X) {
   // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: forward pass in evaluation function 'inferWithGrad' runs with autograd on
   // CHECK-FIXES: {{^}}  torch::NoGradGuard no_grad;{{$}}
   // CHECK-FIXES-NEXT: {{^}}  torch::AutoGradMode EnableGrad(true);{{$}}
+}
+int64_t callsInferWithGrad(Net &Model, const at::Tensor &X) {
+  return inferWithGrad(Model, X).softmax(1).size(0);
 }
 
 // A called function whose callers are not all guarded.
@@ -241,6 +248,24 @@ void trainThenSearch(Net &Model, torch::optim::SGD &Opt, const at::Tensor &X) {
 }
 
 // --- Negative ---------------------------------------------------------------
+
+// A function that returns tensors hands their graph to its callers: here
+// the caller trains with them (PPO's evaluate_actions gives the loss its
+// log-probs), so the name does not make it evaluation.
+std::vector<at::Tensor> evaluateActions(Net &Model, const at::Tensor &X) {
+  auto Out = Model->forward(X);
+  return {Out.log_softmax(1), Out.mean()};
+}
+void ppoUpdate(Net &Model, const at::Tensor &X, torch::optim::SGD &Opt) {
+  std::vector<at::Tensor> Eval = evaluateActions(Model, X);
+  (Eval[0].mean() + Eval[1]).backward();
+  Opt.step();
+}
+
+// No caller in view: the callers elsewhere decide.
+at::Tensor evaluateValues(Net &Model, const at::Tensor &X) {
+  return Model(X);
+}
 
 at::Tensor guardedPredict(Net &Model, const at::Tensor &X) {
   torch::NoGradGuard NoGrad;

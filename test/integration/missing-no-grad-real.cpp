@@ -45,6 +45,24 @@ torch::Tensor predict(Net &model, const torch::Tensor &x) {
   // CHECK-FIXES: {{^}}  torch::NoGradGuard no_grad;{{$}}
   // CHECK-FIXES-NEXT: {{^}}  return torch::softmax(model(x), 1);{{$}}
 }
+// Its one caller saves the probabilities.
+void savePredictions(Net &model, const torch::Tensor &x) {
+  torch::save(predict(model, x), "probabilities.pt");
+}
+
+// Returned to a caller that trains with the result (an actor-critic's
+// evaluate_actions): not evaluation, whatever the name.
+std::tuple<torch::Tensor, torch::Tensor> evaluate_actions(Net &model,
+                                                          const torch::Tensor &x) {
+  auto logits = model->forward(x);
+  return {torch::log_softmax(logits, 1), logits.mean()};
+}
+void update(Net &model, torch::optim::Adam &opt, const torch::Tensor &x) {
+  auto [log_probs, values] = evaluate_actions(model, x);
+  opt.zero_grad();
+  (-log_probs.mean() + values).backward();
+  opt.step();
+}
 
 // Trained weights loaded, the module run once, the output saved.
 void loadAndRun(Net &model, const torch::Tensor &x) {
