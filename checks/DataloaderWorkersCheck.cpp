@@ -289,6 +289,34 @@ Work SampleCost::ofCall(const CallExpr *Call, const FunctionDecl *FD,
   return ofIndexed(FD, In);
 }
 
+/// Whether \p FD is the standard library's (std, its inline namespaces, its
+/// classes' members).
+static bool isStandardLibrary(const FunctionDecl *FD) {
+  for (const DeclContext *DC = FD->getDeclContext(); DC; DC = DC->getParent())
+    if (DC->isStdNamespace())
+      return true;
+  return false;
+}
+
+/// A loop whose calls are all the standard library's only moves memory (a
+/// token vector padded with push_back, a row copied): microseconds per
+/// sample, not worth a worker. One that calls anything else (a tensor
+/// operation per element, the project's code, another library) is work.
+static bool callsBeyondStd(const Stmt *Loop, ASTContext &Ctx) {
+  for (const BoundNodes &N :
+       match(findAll(expr(anyOf(callExpr(), cxxConstructExpr())).bind("c")),
+             *Loop, Ctx)) {
+    const FunctionDecl *FD = nullptr;
+    if (const auto *CE = N.getNodeAs<CallExpr>("c"))
+      FD = CE->getDirectCallee();
+    else
+      FD = N.getNodeAs<CXXConstructExpr>("c")->getConstructor();
+    if (!FD || !isStandardLibrary(FD))
+      return true;
+  }
+  return false;
+}
+
 Work SampleCost::ofBody(const Stmt *Body, StringRef In, unsigned Depth) {
   Work W;
   if (!Body || !Visited.insert(Body).second)
@@ -311,13 +339,17 @@ Work SampleCost::ofBody(const Stmt *Body, StringRef In, unsigned Depth) {
         return W;
     }
   }
-  if (auto Loops = match(findAll(stmt(anyOf(forStmt(), whileStmt(), doStmt(),
-                                           cxxForRangeStmt()))
-                                     .bind("loop")),
-                         *Body, Ctx);
-      !Loops.empty())
-    W.Op = ExpensiveOp{"a loop", Loops[0].getNodeAs<Stmt>("loop")->getBeginLoc(),
-                       In.str()};
+  for (const BoundNodes &N :
+       match(findAll(stmt(anyOf(forStmt(), whileStmt(), doStmt(),
+                                cxxForRangeStmt()))
+                         .bind("loop")),
+             *Body, Ctx)) {
+    const auto *Loop = N.getNodeAs<Stmt>("loop");
+    if (callsBeyondStd(Loop, Ctx)) {
+      W.Op = ExpensiveOp{"a loop", Loop->getBeginLoc(), In.str()};
+      break;
+    }
+  }
   return W;
 }
 

@@ -173,7 +173,47 @@ void transformChain(TensorDataset Data) {
   // CHECK-FIXES: {{^}}      std::move(Data).map(Shift()).map(Squash()), torch::data::DataLoaderOptions(8).workers(4));{{$}}
 }
 
+// Maps each token through a function of another library per element: a
+// loop that does more than move memory.
+int64_t lookupToken(int64_t Raw);
+class MappedTokenDataset
+    : public torch::data::datasets::Dataset<MappedTokenDataset> {
+public:
+  Example get(size_t Index) override {
+    std::vector<int64_t> Src = Tokens[Index];
+    for (int64_t &T : Src)
+      T = lookupToken(T);
+    return {torch::from_blob(Src.data(), {16}).clone(), torch::tensor(1)};
+  }
+  std::optional<size_t> size() const override { return Tokens.size(); }
+  std::vector<std::vector<int64_t>> Tokens;
+};
+
+void mappedTokens(MappedTokenDataset Data) {
+  auto Loader = torch::data::make_data_loader(std::move(Data), 32);
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: data loader runs with 0 workers: 'MappedTokenDataset::get' does a loop
+}
+// CHECK-FIXES: {{^}}  auto Loader = torch::data::make_data_loader(std::move(Data), torch::data::DataLoaderOptions(32).workers(4));{{$}}
+
 // --- Negative ---------------------------------------------------------------
+
+// Pads in-memory token vectors with the standard library's calls alone, then
+// wraps them: memory moves, microseconds per sample.
+class TokenDataset : public torch::data::datasets::Dataset<TokenDataset> {
+public:
+  Example get(size_t Index) override {
+    std::vector<int64_t> Src = Tokens[Index];
+    while (Src.size() < 16)
+      Src.push_back(0);
+    return {torch::from_blob(Src.data(), {16}).clone(), torch::tensor(1)};
+  }
+  std::optional<size_t> size() const override { return Tokens.size(); }
+  std::vector<std::vector<int64_t>> Tokens;
+};
+
+void paddedTokens(TokenDataset Data) {
+  auto Loader = torch::data::make_data_loader(std::move(Data), 32);
+}
 
 void oneLightTransform(TensorDataset Data) {
   auto Loader = torch::data::make_data_loader(std::move(Data).map(Shift()), 8);

@@ -41,6 +41,21 @@ public:
   torch::Tensor images_ = torch::zeros({4, 2}), labels_ = torch::zeros({4});
 };
 
+// Token vectors in memory, padded with the standard library's calls: the
+// loop moves memory, not worth a worker.
+class Tokens : public torch::data::datasets::Dataset<Tokens> {
+public:
+  torch::data::Example<> get(size_t index) override {
+    std::vector<int64_t> ids = ids_[index];
+    while (ids.size() < 8)
+      ids.push_back(0);
+    return {torch::from_blob(ids.data(), {8}, torch::kLong).clone(),
+            torch::tensor(static_cast<int64_t>(index))};
+  }
+  torch::optional<size_t> size() const override { return ids_.size(); }
+  std::vector<std::vector<int64_t>> ids_{{1, 2}, {3}};
+};
+
 int main() {
   auto csv = CsvDataset({"1 2", "3 4"}).map(torch::data::transforms::Stack<>());
   auto loader = torch::data::make_data_loader(std::move(csv), 2);
@@ -54,7 +69,7 @@ int main() {
   // CHECK-MESSAGES: :[[@LINE-2]]:7: warning: data loader runs with 0 workers: 'CsvDataset::get' does string parsing
   // CHECK-FIXES: {{^}}          std::move(csv2), torch::data::DataLoaderOptions().batch_size(1).workers(4));{{$}}
 
-  // Silent: tensors in memory, MNIST, workers set.
+  // Silent: tensors in memory, MNIST, padded token vectors, workers set.
   auto memory = torch::data::make_data_loader(
       InMemory().map(torch::data::transforms::Stack<>()), 2);
   auto mnist = torch::data::make_data_loader(
@@ -62,6 +77,8 @@ int main() {
           .map(torch::data::transforms::Normalize<>(0.1307, 0.3081))
           .map(torch::data::transforms::Stack<>()),
       64);
+  auto tokens = torch::data::make_data_loader(
+      Tokens().map(torch::data::transforms::Stack<>()), 2);
   auto csv3 = CsvDataset({"1 2"}).map(torch::data::transforms::Stack<>());
   auto parallel = torch::data::make_data_loader(
       std::move(csv3), torch::data::DataLoaderOptions(2).workers(2));
