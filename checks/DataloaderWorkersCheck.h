@@ -10,33 +10,6 @@
 
 namespace clang::tidy::torch {
 
-namespace dataloader {
-/// The first expensive operation found in a data set's per-sample code.
-struct ExpensiveOp {
-  /// "file or stream I/O", "an OpenCV call", ...
-  std::string What;
-  SourceLocation Where;
-  /// The function it is in ("get", "apply", a lambda).
-  std::string In;
-  /// When the project index found it in another file: "file:line" and the
-  /// function it is in there; Where is then the declaration this file sees.
-  std::string Elsewhere, ElsewhereIn;
-  /// Tensor operations of several functions (a data set and its transforms)
-  /// summed: Where is the first of them.
-  bool Summed = false;
-};
-
-/// What the body of \p Def itself does per call, the functions it calls
-/// left out (the project index adds them through its call graph): its first
-/// expensive operation (Ops 0), or else its first tensor operation and how
-/// many there are. Nothing when it does neither.
-struct OwnWork {
-  ExpensiveOp First;
-  unsigned TensorOps = 0;
-};
-std::optional<OwnWork> ownWork(const FunctionDecl *Def, ASTContext &Ctx);
-} // namespace dataloader
-
 /// Finds torch::data::make_data_loader calls that leave `workers` at 0
 /// while the data set's get() (or get_batch(), or a transform mapped over
 /// it) does real work per sample: file or stream I/O, decoding, OpenCV,

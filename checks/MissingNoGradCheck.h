@@ -11,13 +11,6 @@
 
 namespace clang::tidy::torch {
 
-namespace nograd {
-/// A statement that turns autograd off for the rest of its block: a
-/// NoGradGuard, AutoGradMode(false) or InferenceMode declaration, or
-/// GradMode::set_enabled(false).
-bool isGuardStatement(const Stmt *S, ASTContext &Ctx);
-} // namespace nograd
-
 /// Finds forward passes of modules in evaluation code (after eval(), in a
 /// loop over a test or validation loader, in a predict/evaluate-like
 /// function) that run with autograd on, and inserts a NoGradGuard (or, with

@@ -3,10 +3,10 @@
 #include "ProjectFactsCollector.h"
 #include "ConvBiasModuleAnalysis.h"
 #include "CudaLibrarySettings.h"
-#include "DataloaderWorkersCheck.h"
 #include "HostSyncAnalysis.h"
 #include "HostDataAnalysis.h"
-#include "MissingNoGradCheck.h"
+#include "SampleCostAnalysis.h"
+#include "utils/AutogradGuards.h"
 #include "utils/ConstantFacts.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/LibTorchHeaders.h"
@@ -241,7 +241,7 @@ public:
     for (Stmt *Child : S->body()) {
       if (!(Result = TraverseStmt(Child)))
         break;
-      if (nograd::isGuardStatement(Child, Ctx))
+      if (utils::isGuardStatement(Child, Ctx))
         ++NoGradGuards;
     }
     NoGradGuards = Before;
