@@ -46,7 +46,6 @@ bool isModuleClass(const CXXRecordDecl *RD) {
          utils::isSameOrDerivedFrom(RD, "torch::jit::Module");
 }
 
-
 /// eval() or train(false) on a module: true; train() or train(true):
 /// false; anything else: std::nullopt.
 std::optional<bool> evalModeCall(const CXXMemberCallExpr *MC, ASTContext &Ctx) {
@@ -273,7 +272,6 @@ bool isTimedRun(const Expr *Call, ASTContext &Ctx) {
   return false;
 }
 
-/// A function whose result cannot carry a graph to its callers.
 /// A call whose result is thrown away: a statement of its own.
 bool isDiscarded(const Expr *E, ASTContext &Ctx) {
   DynTypedNode Cur = DynTypedNode::create(*E);
@@ -294,6 +292,7 @@ bool isDiscarded(const Expr *E, ASTContext &Ctx) {
   return false;
 }
 
+/// A function whose result cannot carry a graph to its callers.
 bool returnsNoTensor(const FunctionDecl *FD) {
   QualType T = FD->getReturnType();
   return T->isVoidType() || T->isBuiltinType() || T->isEnumeralType();

@@ -90,7 +90,8 @@ bool TorchCheck::inUnitTest(const MatchFinder::MatchResult &Result) {
     SourceLocation Loc;
     if (const auto *S = Node.get<Stmt>())
       Loc = S->getBeginLoc();
-    else if (const auto *D = Node.get<Decl>(); D && !isa<TranslationUnitDecl>(D))
+    else if (const auto *D = Node.get<Decl>();
+             D && !isa<TranslationUnitDecl>(D))
       Loc = D->getLocation();
     if (Tests->contains(Loc))
       return true;
