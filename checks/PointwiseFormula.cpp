@@ -12,6 +12,8 @@
 #include "utils/ParentWalk.h"
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 using namespace clang::ast_matchers;
 
@@ -122,6 +124,7 @@ PointwiseFn fnNamed(llvm::StringRef Name) {
       .Case("log", PointwiseFn::Log)
       .Case("log1p", PointwiseFn::Log1p)
       .Case("sqrt", PointwiseFn::Sqrt)
+      .Case("softplus", PointwiseFn::Softplus)
       .Case("softmax", PointwiseFn::Softmax)
       .Case("sum", PointwiseFn::Sum)
       .Case("logsumexp", PointwiseFn::LogSumExp)
@@ -186,6 +189,10 @@ std::optional<bool> boolValue(const Expr *E, const ASTContext &Ctx) {
 /// false when they are not the plain forms the fused ops take.
 bool readReduction(const TorchCall &C, PointwiseFn Fn, PointwiseAtom &A,
                    const ASTContext &Ctx) {
+  // sum() of every element: no dimension (the rest, a dtype, defaulted).
+  if (Fn == PointwiseFn::Sum &&
+      llvm::all_of(llvm::drop_begin(C.Args), isDefaulted))
+    return true;
   if (C.Args.size() < 2 || isDefaulted(C.Args[1]))
     return false;
   A.Dim = dimension(C.Args[1]);
@@ -488,11 +495,15 @@ void PointwiseFormulas::build(const Expr *E, Polynomial &Out,
     Out = constantPoly(*C);
     return;
   }
-  if (Depth < MaxDepth &&
+  // A part that is a formula of its own is one atom (see isFormula).
+  bool Nested = Depth > 0 && Depth < MaxDepth && isFormula(E);
+  if (!Nested && Depth < MaxDepth &&
       (buildArithmetic(E, Out, Depth) || buildPower(E, Out, Depth)))
     return;
-  if (const VarDecl *VD =
-          ReadThrough && Depth < MaxDepth ? readableLocal(E) : nullptr) {
+  const VarDecl *VD =
+      ReadThrough && Depth < MaxDepth ? readableLocal(E) : nullptr;
+  // A local that holds a formula stays, with its own fix.
+  if (VD && !isFormula(utils::ignoreWrappers(VD->getInit()))) {
     if (!llvm::is_contained(Consumed, VD))
       Consumed.push_back(VD);
     build(VD->getInit(), Out, Depth + 1);
@@ -568,9 +579,11 @@ unsigned PointwiseFormulas::atomOf(const Expr *E, unsigned Depth) {
   PointwiseFn Fn = C ? fnNamed(C->Name) : PointwiseFn::None;
   bool Reduction = Fn == PointwiseFn::Softmax || Fn == PointwiseFn::Sum ||
                    Fn == PointwiseFn::LogSumExp;
+  // Pointwise functions with their defaults only (softplus's beta and
+  // threshold).
   bool Fits = Fn != PointwiseFn::None && isTensorExpr(C->Args[0]) &&
               (Reduction ? readReduction(*C, Fn, A, Ctx)
-                         : C->Args.size() == 1);
+                         : llvm::all_of(llvm::drop_begin(C->Args), isDefaulted));
   if (!Fits)
     return intern(A);
   A.Fn = Fn;
@@ -690,9 +703,15 @@ const VarDecl *PointwiseFormulas::readableLocal(const Expr *E) const {
        ast_matchers::match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("ref")),
              *Body, Ctx)) {
     SourceLocation L = N.getNodeAs<DeclRefExpr>("ref")->getBeginLoc();
+    // Inside the formula, what else its fix removes, or the initializer of
+    // a local read through already (a chain of locals: `e = exp(x)`,
+    // `t = tanh(log1p(e))`, `x * t`).
     if (!Inside(L, Root->getSourceRange()) &&
         llvm::none_of(Scope, [&](const Expr *S) {
           return Inside(L, S->getSourceRange());
+        }) &&
+        llvm::none_of(Consumed, [&](const VarDecl *C) {
+          return Inside(L, C->getInit()->getSourceRange());
         }))
       return nullptr;
   }
@@ -784,7 +803,7 @@ PointwiseFormulas::matchPolynomial(const Polynomial &P) const {
       if (S.Fn == PointwiseFn::Sigmoid && single(S.ArgForm, 1) == &X)
         return FusedFormula{"SiLU", "silu", "", X.E, nullptr, "", true};
     }
-    return std::nullopt;
+    return matchMish(P);
   }
   if (P.size() != 2)
     return std::nullopt;
@@ -930,7 +949,25 @@ PointwiseFormulas::matchLog(const PointwiseAtom &Log) {
                       ", and accurately for small x", false};
 }
 
+/// Whether this LibTorch declares at::\p Name: the fused ops came in
+/// different versions (mish in 1.9, linalg_vector_norm in 1.10).
+static bool declaresAtFunction(llvm::StringRef Name, ASTContext &Ctx) {
+  for (const NamedDecl *NS :
+       Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("at")))
+    if (const auto *DC = dyn_cast<NamespaceDecl>(NS))
+      if (!DC->lookup(&Ctx.Idents.get(Name)).empty())
+        return true;
+  return false;
+}
+
 std::optional<FusedFormula> PointwiseFormulas::match() {
+  std::optional<FusedFormula> F = matchThroughLocals();
+  if (F && !declaresAtFunction(F->Function, Ctx))
+    return std::nullopt;
+  return F;
+}
+
+std::optional<FusedFormula> PointwiseFormulas::matchThroughLocals() {
   if (std::optional<FusedFormula> F = matchOnce())
     return F;
   if (Consumed.empty())
@@ -971,14 +1008,400 @@ PointwiseFormulas::matchExpOfLogSoftmax(const Expr *Exp, const Expr *Arg) {
   // log_softmax takes softmax's arguments (the dimension, no dtype).
   std::optional<TorchCall> L = torchCall(Arg);
   PointwiseAtom LogSoftmax;
-  if (!L || L->Name != "log_softmax" ||
-      !readReduction(*L, PointwiseFn::Softmax, LogSoftmax, Ctx) ||
+  if (!L || L->Name != "log_softmax")
+    return matchExpOfLogSoftmaxFormula(Exp, Arg);
+  if (!readReduction(*L, PointwiseFn::Softmax, LogSoftmax, Ctx) ||
       !isTensorExpr(L->Args[0]))
     return std::nullopt;
   noteKernel(Exp);
   noteKernel(utils::ignoreWrappers(Arg));
   return FusedFormula{"softmax as exp(log_softmax)", "softmax", "", L->Args[0],
                       LogSoftmax.Dim, "", false};
+}
+
+namespace {
+
+/// The shortest decimal that reads back as \p V (to 1e-12 relative).
+std::string formatConstant(double V) {
+  char Buf[32];
+  for (int Digits = 1; Digits <= 17; ++Digits) {
+    std::snprintf(Buf, sizeof(Buf), "%.*g", Digits, V);
+    if (near(std::strtod(Buf, nullptr), V, 1e-12))
+      break;
+  }
+  return Buf;
+}
+
+/// \p Atoms without one \p A, or nothing when \p A is not there.
+std::optional<llvm::SmallVector<unsigned, 4>>
+without(llvm::ArrayRef<unsigned> Atoms, unsigned A) {
+  const auto *It = llvm::find(Atoms, A);
+  if (It == Atoms.end())
+    return std::nullopt;
+  llvm::SmallVector<unsigned, 4> Rest(Atoms.begin(), It);
+  Rest.append(std::next(It), Atoms.end());
+  return Rest;
+}
+
+} // namespace
+
+/// The text of `Coef * s1 * s2 ...` for the scalar expressions \p Scalars,
+/// which \p F then copies.
+std::string PointwiseFormulas::scaledText(double Coef,
+                                          llvm::ArrayRef<const Expr *> Scalars,
+                                          FusedFormula &F) const {
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::string Text;
+  for (const Expr *E : Scalars) {
+    E = utils::ignoreWrappers(E)->IgnoreParens();
+    std::string T =
+        Lexer::getSourceText(CharSourceRange::getTokenRange(E->getSourceRange()),
+                             SM, Ctx.getLangOpts())
+            .str();
+    if (T.empty())
+      return "";
+    if (!isa<DeclRefExpr, MemberExpr, CallExpr>(E))
+      T = "(" + T + ")";
+    Text += (Text.empty() ? "" : " * ") + T;
+    F.Copied.push_back(E);
+  }
+  if (Text.empty())
+    return formatConstant(Coef);
+  if (near(Coef, 1))
+    return Text;
+  if (near(Coef, -1))
+    return "-" + Text;
+  return formatConstant(Coef) + " * " + Text;
+}
+
+/// softplus(x), log1p(exp(x)) or log(1 + exp(x)).
+bool PointwiseFormulas::isSoftplusOf(const PointwiseAtom &S,
+                                     const PointwiseAtom &X) const {
+  if (S.Fn == PointwiseFn::Softplus)
+    return single(S.ArgForm, 1) == &X;
+  Polynomial Exp = S.ArgForm;
+  if (S.Fn == PointwiseFn::Log)
+    Exp = sum(Exp, constantPoly(1), -1);
+  else if (S.Fn != PointwiseFn::Log1p)
+    return false;
+  const PointwiseAtom *E = single(Exp, 1);
+  return E && E->Fn == PointwiseFn::Exp && single(E->ArgForm, 1) == &X;
+}
+
+/// x * tanh(softplus(x)): Mish.
+std::optional<FusedFormula>
+PointwiseFormulas::matchMish(const Polynomial &P) const {
+  for (unsigned I = 0; I < 2; ++I) {
+    const PointwiseAtom &T = Atoms[P[0].Atoms[I]];
+    const PointwiseAtom &X = Atoms[P[0].Atoms[1 - I]];
+    const PointwiseAtom *S = single(T.ArgForm, 1);
+    if (T.Fn == PointwiseFn::Tanh && S && isSoftplusOf(*S, X))
+      return FusedFormula{"Mish", "mish", "", X.E, nullptr, "", true};
+  }
+  return std::nullopt;
+}
+
+/// sqrt(sum(x * x)), over every element or one dimension: the 2-norm.
+std::optional<FusedFormula>
+PointwiseFormulas::matchNorm(const Polynomial &P) const {
+  const PointwiseAtom *Sum = single(P, 1);
+  if (!Sum || Sum->Fn != PointwiseFn::Sum || Sum->ArgForm.size() != 1)
+    return std::nullopt;
+  const Monomial &Square = Sum->ArgForm[0];
+  if (!near(Square.Coef, 1) || Square.Atoms.size() != 2 ||
+      Square.Atoms[0] != Square.Atoms[1] ||
+      !isTensorExpr(Atoms[Square.Atoms[0]].E))
+    return std::nullopt;
+  FusedFormula F{"2-norm", "linalg_vector_norm", "", Atoms[Square.Atoms[0]].E,
+                 nullptr, "", true};
+  if (Sum->Dim) {
+    std::string Dim =
+        Lexer::getSourceText(
+            CharSourceRange::getTokenRange(Sum->Dim->getSourceRange()),
+            Ctx.getSourceManager(), Ctx.getLangOpts())
+            .str();
+    if (Dim.empty())
+      return std::nullopt;
+    F.Trailing = ", 2, " + Dim + (Sum->KeepDim ? ", true" : "");
+    F.Copied.push_back(Sum->Dim);
+  }
+  return F;
+}
+
+bool PointwiseFormulas::isTensorAtom(unsigned I) const {
+  return isTensorExpr(Atoms[I].E);
+}
+
+bool PointwiseFormulas::isScalarAtom(unsigned I) const {
+  const Expr *E = Atoms[I].E;
+  return E && Atoms[I].Fn == PointwiseFn::None &&
+         E->getType()->isArithmeticType();
+}
+
+/// a + k * w * (b - a), however grouped or spelled (`(1 - w) * a + w * b`):
+/// the polynomial a + k*W*b - k*W*a, where the weight W is one tensor or a
+/// product of scalars.
+std::optional<FusedFormula>
+PointwiseFormulas::matchLerp(const Polynomial &P) const {
+  if (P.size() != 3)
+    return std::nullopt;
+  for (unsigned S = 0; S < 3; ++S) {
+    const Monomial &Start = P[S];
+    if (Start.Atoms.size() != 1 || !near(Start.Coef, 1) ||
+        !isTensorAtom(Start.Atoms[0]))
+      continue;
+    unsigned A = Start.Atoms[0];
+    for (unsigned M = 0; M < 3; ++M) {
+      if (M == S)
+        continue;
+      const Monomial &Minus = P[M], &Plus = P[3 - S - M];
+      auto W = without(Minus.Atoms, A);
+      if (!W || W->empty() || !near(Plus.Coef, -Minus.Coef))
+        continue;
+      for (unsigned B : Plus.Atoms) {
+        auto Rest = without(Plus.Atoms, B);
+        if (B == A || !isTensorAtom(B) || *Rest != *W ||
+            llvm::is_contained(*W, A) || llvm::is_contained(*W, B))
+          continue;
+        return lerpOf(A, B, *W, Plus.Coef);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<FusedFormula>
+PointwiseFormulas::lerpOf(unsigned A, unsigned B, llvm::ArrayRef<unsigned> W,
+                          double K) const {
+  // The formula reads the start and the weight twice.
+  if (!llvm::all_of(W, [&](unsigned I) {
+        return isRepeatableOperand(Atoms[I].E);
+      }))
+    return std::nullopt;
+  FusedFormula F{"linear interpolation", "lerp", "", Atoms[A].E, nullptr, "",
+                 true};
+  F.Second = Atoms[B].E;
+  if (W.size() == 1 && isTensorAtom(W[0]) && near(K, 1)) {
+    F.Third = Atoms[W[0]].E;
+    return F;
+  }
+  if (!llvm::all_of(W, [&](unsigned I) { return isScalarAtom(I); }))
+    return std::nullopt;
+  llvm::SmallVector<const Expr *, 2> Weights;
+  for (unsigned I : W)
+    Weights.push_back(Atoms[I].E);
+  std::string Weight = scaledText(K, Weights, F);
+  if (Weight.empty())
+    return std::nullopt;
+  F.Trailing = ", " + Weight;
+  return F;
+}
+
+/// What the root's value is assigned to (`x = root`, `x.copy_(root)`), or
+/// null.
+const Expr *PointwiseFormulas::assignmentTarget() const {
+  const Expr *Child = Root;
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    DynTypedNodeList Parents = Ctx.getParents(*Child);
+    const auto *P = Parents.empty() ? nullptr : Parents[0].get<Expr>();
+    if (!P)
+      return nullptr;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(P))
+      return Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
+                     Op->getArg(1) == Child
+                 ? Op->getArg(0)
+                 : nullptr;
+    if (const auto *B = dyn_cast<BinaryOperator>(P))
+      return B->getOpcode() == BO_Assign && B->getRHS() == Child ? B->getLHS()
+                                                                 : nullptr;
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(P)) {
+      const CXXMethodDecl *M = Call->getMethodDecl();
+      return M && M->getIdentifier() && M->getName() == "copy_" &&
+                     Call->getNumArgs() > 0 && Call->getArg(0) == Child
+                 ? Call->getImplicitObjectArgument()
+                 : nullptr;
+    }
+    if (utils::ignoreWrappers(P) != utils::ignoreWrappers(Root) &&
+        !isa<MaterializeTemporaryExpr, CXXBindTemporaryExpr, ImplicitCastExpr,
+             ParenExpr, ExprWithCleanups, CXXConstructExpr>(P))
+      return nullptr;
+    Child = P;
+  }
+  return nullptr;
+}
+
+/// `x = 0.99 * x + 0.01 * y`, `x.copy_(...)`: a value moved part of the
+/// way toward another, with constant weights that add up to 1 (a moving
+/// average, a soft target update). Only where the result replaces one of
+/// the two: elsewhere such a sum is a weighted mix (of two losses, say),
+/// which reads better as written.
+std::optional<FusedFormula>
+PointwiseFormulas::matchConstantLerp(const Polynomial &P) const {
+  if (P.size() != 2 || !near(P[0].Coef + P[1].Coef, 1) || P[0].Coef <= 0 ||
+      P[1].Coef <= 0 || P[0].Atoms.size() != 1 || P[1].Atoms.size() != 1 ||
+      !isTensorAtom(P[0].Atoms[0]) || !isTensorAtom(P[1].Atoms[0]))
+    return std::nullopt;
+  const Expr *Target = assignmentTarget();
+  for (unsigned I = 0; I < 2; ++I) {
+    const PointwiseAtom &Start = Atoms[P[I].Atoms[0]];
+    if (!Target || !sameExpr(Target, Start.E, Ctx))
+      continue;
+    FusedFormula F{"linear interpolation", "lerp", "", Start.E, nullptr, "",
+                   false};
+    F.Second = Atoms[P[1 - I].Atoms[0]].E;
+    F.Trailing = ", " + formatConstant(P[1 - I].Coef);
+    return F;
+  }
+  return std::nullopt;
+}
+
+/// `self + v * t1 * t2` (addcmul) and `self + v * t1 / t2` (addcdiv), and
+/// the same subtracted, of any tensor `self`, two tensors and a scalar `v`.
+std::optional<FusedFormula> PointwiseFormulas::matchMultiplyAdd(const Expr *E) {
+  std::optional<Arithmetic> A = arithmetic(E);
+  if (!A || !A->L || (A->Op != '+' && A->Op != '-'))
+    return std::nullopt;
+  if (auto F = multiplyAddOf(A->L, A->R, A->Op == '-' ? -1 : 1))
+    return F;
+  if (A->Op == '+')
+    return multiplyAddOf(A->R, A->L, 1);
+  return std::nullopt;
+}
+
+/// The factors of a product as written (`*`, `mul`, negation and division
+/// by constants), without expanding the sums among them: \p Coef collects
+/// the constants.
+void PointwiseFormulas::factorsOf(const Expr *E, double &Coef,
+                                  llvm::SmallVectorImpl<const Expr *> &Factors,
+                                  unsigned Depth) {
+  E = utils::ignoreWrappers(E);
+  if (std::optional<double> C = constantValue(E, Ctx)) {
+    Coef *= *C;
+    return;
+  }
+  if (std::optional<double> C = scalarTensorConstant(E, Ctx)) {
+    noteKernel(E);
+    Coef *= *C;
+    return;
+  }
+  // A part that is a formula of its own is one factor (see isFormula).
+  std::optional<Arithmetic> A =
+      Depth < MaxDepth && !isFormula(E) ? arithmetic(E) : std::nullopt;
+  std::optional<double> Divisor =
+      A && A->Op == '/' ? constantValue(A->R, Ctx) : std::nullopt;
+  if (A && A->Op == '-' && !A->L) {
+    Coef = -Coef;
+    factorsOf(A->R, Coef, Factors, Depth + 1);
+  } else if (A && A->Op == '*') {
+    factorsOf(A->L, Coef, Factors, Depth + 1);
+    factorsOf(A->R, Coef, Factors, Depth + 1);
+  } else if (Divisor && *Divisor != 0) {
+    factorsOf(A->L, Coef, Factors, Depth + 1);
+    Coef /= *Divisor;
+  } else {
+    Factors.push_back(E);
+    return;
+  }
+  noteKernel(E);
+}
+
+/// The tensors and the scalars among \p Factors; false when one is neither.
+static bool splitFactors(llvm::ArrayRef<const Expr *> Factors,
+                         llvm::SmallVectorImpl<const Expr *> &Tensors,
+                         llvm::SmallVectorImpl<const Expr *> &Scalars) {
+  for (const Expr *E : Factors) {
+    if (isTensorExpr(E))
+      Tensors.push_back(E);
+    else if (E->getType()->isArithmeticType())
+      Scalars.push_back(E);
+    else
+      return false;
+  }
+  return true;
+}
+
+std::optional<FusedFormula>
+PointwiseFormulas::multiplyAddOf(const Expr *Self, const Expr *Product,
+                                 double Sign) {
+  // A product that is a formula of its own (x * sigmoid(x), also through
+  // a local) is that formula.
+  if (!isTensorExpr(Self) || isFormula(utils::ignoreWrappers(Product)))
+    return std::nullopt;
+  double Coef = Sign;
+  llvm::SmallVector<const Expr *, 4> Factors, Tensors, Scalars;
+  factorsOf(Product, Coef, Factors, 1);
+  if (!splitFactors(Factors, Tensors, Scalars))
+    return std::nullopt;
+  FusedFormula F{"multiply-add", "addcmul", "", Self, nullptr, "", false};
+  if (Tensors.size() == 2 && !sameExpr(Tensors[0], Tensors[1], Ctx)) {
+    F.Second = Tensors[0];
+    F.Third = Tensors[1];
+  } else if (Tensors.size() == 1) {
+    // v * (n / d), and (v * n) / d.
+    std::optional<Arithmetic> Q = arithmetic(Tensors[0]);
+    if (!Q || Q->Op != '/' || !isTensorExpr(Q->R))
+      return std::nullopt;
+    llvm::SmallVector<const Expr *, 4> Num, NumTensors;
+    factorsOf(Q->L, Coef, Num, 2);
+    if (!splitFactors(Num, NumTensors, Scalars) || NumTensors.size() != 1)
+      return std::nullopt;
+    noteKernel(Tensors[0]);
+    F.Name = "divide-add";
+    F.Function = "addcdiv";
+    F.Second = NumTensors[0];
+    // An argument needs no parentheses.
+    F.Third = utils::ignoreWrappers(utils::ignoreWrappers(Q->R)->IgnoreParens());
+  } else {
+    return std::nullopt;
+  }
+  noteKernel(utils::ignoreWrappers(Root));
+  if (!Scalars.empty() || !near(Coef, 1)) {
+    std::string Value = scaledText(Coef, Scalars, F);
+    if (Value.empty())
+      return std::nullopt;
+    F.Trailing = ", " + Value;
+  }
+  return F;
+}
+
+/// Whether \p E, a part of the formula, is a formula of its own (as the
+/// check would report it on its own): such a part is read as its fused op,
+/// one atom, as the fix leaves it, so that a second --fix finds nothing the
+/// first did not.
+bool PointwiseFormulas::isFormula(const Expr *E) {
+  if (!isTensorExpr(E))
+    return false;
+  std::optional<TorchCall> C = torchCall(E);
+  bool Root = arithmetic(E) ||
+              (C && llvm::is_contained({"log", "log1p", "exp", "sqrt"}, C->Name));
+  if (!Root)
+    return false;
+  if (auto It = Memo->find(E); It != Memo->end())
+    return It->second;
+  (*Memo)[E] = false; // no formula contains itself
+  bool Found = PointwiseFormulas(Ctx, E, {}, Memo).match().has_value();
+  (*Memo)[E] = Found;
+  return Found;
+}
+
+/// exp of a written-out log-softmax (`exp(log(softmax(x, d)))`): the
+/// softmax, as the log-softmax's own fix would leave it for a second run.
+std::optional<FusedFormula>
+PointwiseFormulas::matchExpOfLogSoftmaxFormula(const Expr *Exp,
+                                               const Expr *Arg) {
+  PointwiseFormulas Inner(Ctx, utils::ignoreWrappers(Arg), Scope, Memo);
+  std::optional<FusedFormula> F = Inner.match();
+  if (!F || F->Function != "log_softmax" || !F->NoFix.empty())
+    return std::nullopt;
+  for (const VarDecl *VD : Inner.Consumed)
+    if (!llvm::is_contained(Consumed, VD))
+      Consumed.push_back(VD);
+  Kernels.insert(Inner.Kernels.begin(), Inner.Kernels.end());
+  noteKernel(Exp);
+  if (Qualifier.empty())
+    Qualifier = Inner.Qualifier;
+  return FusedFormula{"softmax as exp(log_softmax)", "softmax", "",
+                      F->Operand, F->Dim, "", F->ReadsOperandTwice};
 }
 
 std::optional<FusedFormula> PointwiseFormulas::matchOnce() {
@@ -999,6 +1422,8 @@ std::optional<FusedFormula> PointwiseFormulas::matchOnce() {
     const PointwiseAtom &Sqrt = Atoms[atomOf(E, 0)];
     if (Sqrt.Fn == Fn)
       F = matchHypot(Sqrt.ArgForm);
+    if (!F && Sqrt.Fn == Fn)
+      F = matchNorm(Sqrt.ArgForm);
   } else if (A && A->Op == '/' && !constantValue(A->R, Ctx)) {
     noteKernel(E);
     F = matchQuotient(A->L, A->R);
@@ -1006,6 +1431,12 @@ std::optional<FusedFormula> PointwiseFormulas::matchOnce() {
     Polynomial P;
     build(E, P, 0);
     F = matchPolynomial(P);
+    if (!F)
+      F = matchLerp(P);
+    if (!F)
+      F = matchConstantLerp(P);
+    if (!F)
+      F = matchMultiplyAdd(E);
   }
   if (F && F->ReadsOperandTwice && !isRepeatableOperand(F->Operand))
     return std::nullopt;

@@ -16,6 +16,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -34,6 +35,7 @@ enum class PointwiseFn {
   Log,
   Log1p,
   Sqrt,
+  Softplus,
   Softmax,
   Sum,
   LogSumExp
@@ -73,8 +75,14 @@ struct FusedFormula {
   /// The formula reads its operand more than once: the operand must be the
   /// same value each time (no side effects).
   bool ReadsOperandTwice = false;
-  /// A second operand, for the fused ops of two tensors (hypot).
+  /// The second and third tensor operands, for the fused ops of several
+  /// tensors (hypot, lerp, addcmul, addcdiv).
   const Expr *Second = nullptr;
+  const Expr *Third = nullptr;
+  /// Arguments after the dimension and Extra, made from constants and the
+  /// expressions of \c Copied (`, -lr`: addcmul's value, lerp's weight).
+  std::string Trailing;
+  llvm::SmallVector<const Expr *, 2> Copied;
   /// Why the fused op is reported without a fix-it (it would change the
   /// value somewhere), or empty.
   llvm::StringRef NoFix;
@@ -86,9 +94,13 @@ public:
   /// operand fused with its formula): the expression it replaces and the
   /// initializers of the locals it removes. A local named elsewhere only in
   /// \p Scope goes with that text too, and may be read through.
+  /// \p Memo: which parts are formulas of their own, shared by the
+  /// formulas of one translation unit (see isFormula).
   PointwiseFormulas(ASTContext &Ctx, const Expr *Root,
-                    llvm::ArrayRef<const Expr *> Scope = {})
-      : Ctx(Ctx), Root(Root), Scope(Scope.begin(), Scope.end()) {}
+                    llvm::ArrayRef<const Expr *> Scope = {},
+                    llvm::DenseMap<const Expr *, bool> *Memo = nullptr)
+      : Ctx(Ctx), Root(Root), Scope(Scope.begin(), Scope.end()),
+        Memo(Memo ? Memo : &OwnMemo) {}
 
   /// The fused op that the root computes, or nothing.
   std::optional<FusedFormula> match();
@@ -109,8 +121,30 @@ public:
 
 private:
   std::optional<FusedFormula> matchHypot(const Polynomial &P) const;
+  std::optional<FusedFormula> matchNorm(const Polynomial &P) const;
+  std::optional<FusedFormula> matchMish(const Polynomial &P) const;
+  bool isSoftplusOf(const PointwiseAtom &S, const PointwiseAtom &X) const;
+  std::optional<FusedFormula> matchLerp(const Polynomial &P) const;
+  std::optional<FusedFormula> matchConstantLerp(const Polynomial &P) const;
+  std::optional<FusedFormula> lerpOf(unsigned A, unsigned B,
+                                     llvm::ArrayRef<unsigned> W,
+                                     double K) const;
+  const Expr *assignmentTarget() const;
+  bool isTensorAtom(unsigned I) const;
+  bool isScalarAtom(unsigned I) const;
+  std::optional<FusedFormula> matchMultiplyAdd(const Expr *E);
+  std::optional<FusedFormula> multiplyAddOf(const Expr *Self,
+                                            const Expr *Product, double Sign);
+  std::string scaledText(double Coef, llvm::ArrayRef<const Expr *> Scalars,
+                         FusedFormula &F) const;
+  void factorsOf(const Expr *E, double &Coef,
+                 llvm::SmallVectorImpl<const Expr *> &Factors, unsigned Depth);
+  bool isFormula(const Expr *E);
+  std::optional<FusedFormula> matchThroughLocals();
   std::optional<FusedFormula> matchExpOfLogSoftmax(const Expr *Exp,
                                                    const Expr *Arg);
+  std::optional<FusedFormula> matchExpOfLogSoftmaxFormula(const Expr *Exp,
+                                                          const Expr *Arg);
   void build(const Expr *E, Polynomial &Out, unsigned Depth);
   bool buildArithmetic(const Expr *E, Polynomial &Out, unsigned Depth);
   bool buildQuotient(const Expr *E, const Expr *Num, const Expr *Den,
@@ -143,6 +177,8 @@ private:
   std::string Qualifier;
   /// Whether locals are read through (see match()).
   bool ReadThrough = true;
+  llvm::DenseMap<const Expr *, bool> OwnMemo;
+  llvm::DenseMap<const Expr *, bool> *Memo;
 };
 
 /// Whether reading \p E twice gives the same value: names, members,

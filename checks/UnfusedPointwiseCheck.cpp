@@ -101,23 +101,77 @@ struct FusedFix {
 /// written.
 constexpr unsigned MaxNesting = 4;
 
+using FormulaMemo = llvm::DenseMap<const Expr *, bool>;
+
+std::optional<FusedFix> fusedFix(const Expr *Root,
+                                 llvm::ArrayRef<const Expr *> Scope,
+                                 ASTContext &Ctx, FormulaMemo &Memo,
+                                 unsigned Depth);
+
+/// The text of \p E with the formulas in it fused: those the fix copies
+/// must come out as their own fixes would leave them, since those fixes,
+/// inside this one, are not applied.
+std::optional<FusedFix> fixedText(const Expr *E,
+                                  llvm::ArrayRef<const Expr *> Scope,
+                                  ASTContext &Ctx, FormulaMemo &Memo,
+                                  unsigned Depth) {
+  if (std::optional<FusedFix> Inner = fusedFix(E, Scope, Ctx, Memo, Depth);
+      Inner && Inner->Formula.NoFix.empty())
+    return Inner;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const LangOptions &LO = Ctx.getLangOpts();
+  FusedFix Out;
+  Out.Calls = 0;
+  Out.Text = utils::sourceText(E->getSourceRange(), SM, LO);
+  if (Out.Text.empty() || inMacro(E->getSourceRange()) || Depth > MaxNesting)
+    return Out;
+  unsigned Begin = SM.getFileOffset(E->getBeginLoc());
+  // The children back to front, so that offsets before them hold.
+  llvm::SmallVector<const Expr *, 4> Children;
+  for (const Stmt *Child : E->children())
+    if (const auto *CE = dyn_cast_or_null<Expr>(Child);
+        CE && CE->getSourceRange().isValid() && !inMacro(CE->getSourceRange()))
+      Children.push_back(CE);
+  for (const Expr *Child : llvm::reverse(Children)) {
+    std::optional<FusedFix> Part = fixedText(Child, Scope, Ctx, Memo, Depth);
+    std::string Written = utils::sourceText(Child->getSourceRange(), SM, LO);
+    if (!Part || Part->Text == Written || Written.empty())
+      continue;
+    unsigned From = SM.getFileOffset(Child->getBeginLoc());
+    if (From < Begin || From - Begin + Written.size() > Out.Text.size() ||
+        llvm::StringRef(Out.Text).substr(From - Begin, Written.size()) != Written)
+      continue;
+    Out.Text.replace(From - Begin, Written.size(), Part->Text);
+    for (const VarDecl *VD : Part->Removed)
+      if (!llvm::is_contained(Out.Removed, VD))
+        Out.Removed.push_back(VD);
+    Out.Kernels += Part->Kernels;
+    Out.Calls += Part->Calls;
+  }
+  return Out;
+}
+
 /// The fix of the formula \p Root; \p Scope: what else the whole fix
 /// removes (see PointwiseFormulas).
 std::optional<FusedFix> fusedFix(const Expr *Root,
                                  llvm::ArrayRef<const Expr *> Scope,
-                                 ASTContext &Ctx, unsigned Depth) {
+                                 ASTContext &Ctx, FormulaMemo &Memo,
+                                 unsigned Depth) {
   if (Depth > MaxNesting || inMacro(Root->getSourceRange()) ||
       Root->isInstantiationDependent())
     return std::nullopt;
-  PointwiseFormulas Formulas(Ctx, Root, Scope);
+  PointwiseFormulas Formulas(Ctx, Root, Scope, &Memo);
   std::optional<FusedFormula> F = Formulas.match();
   if (!F || inMacro(F->Operand->getSourceRange()))
     return std::nullopt;
   FusedFix Fix;
   Fix.Formula = *F;
-  // The fused call copies the operand's and the dimension's text: the
+  // The fused call copies the operands' and the dimension's text: the
   // locals they name stay declared.
-  const Expr *Kept[] = {F->Operand, F->Dim};
+  llvm::SmallVector<const Expr *, 6> Kept = {F->Operand, F->Second, F->Third,
+                                             F->Dim};
+  Kept.append(F->Copied.begin(), F->Copied.end());
+  llvm::erase_if(Kept, [](const Expr *E) { return !E; });
   Fix.Removed = Formulas.removedLocals(Kept);
   Fix.Kernels = Formulas.kernelsRemoved(Kept, Fix.Removed);
   llvm::SmallVector<const Expr *, 4> InnerScope(Scope.begin(), Scope.end());
@@ -126,35 +180,35 @@ std::optional<FusedFix> fusedFix(const Expr *Root,
     InnerScope.push_back(VD->getInit());
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LO = Ctx.getLangOpts();
-  std::string Operand;
-  if (std::optional<FusedFix> Inner =
-          fusedFix(F->Operand, InnerScope, Ctx, Depth + 1);
-      Inner && Inner->Formula.NoFix.empty()) {
-    Operand = std::move(Inner->Text);
+  // Each tensor operand, with the formulas in it fused.
+  auto OperandText = [&](const Expr *Operand) -> std::string {
+    std::optional<FusedFix> Inner =
+        fixedText(Operand, InnerScope, Ctx, Memo, Depth + 1);
+    if (!Inner)
+      return "";
     for (const VarDecl *VD : Inner->Removed)
       if (!llvm::is_contained(Fix.Removed, VD))
         Fix.Removed.push_back(VD);
     Fix.Kernels += Inner->Kernels;
     Fix.Calls += Inner->Calls;
-  } else {
-    Operand = utils::sourceText(F->Operand->getSourceRange(), SM, LO);
+    return std::move(Inner->Text);
+  };
+  std::string Args;
+  for (const Expr *Operand : {F->Operand, F->Second, F->Third}) {
+    if (!Operand)
+      continue;
+    std::string Text = OperandText(Operand);
+    if (Text.empty())
+      return std::nullopt;
+    Args += (Args.empty() ? "" : ", ") + Text;
   }
-  if (Operand.empty())
-    return std::nullopt;
+  if (F->Dim)
+    Args += ", " + utils::sourceText(F->Dim->getSourceRange(), SM, LO);
   std::string Qualifier = Formulas.qualifier().str();
   if (Qualifier.empty())
     Qualifier = utils::torchNamespace(Ctx) + "::";
-  Fix.Text = Qualifier + F->Function.str() + "(" + Operand;
-  if (F->Second) {
-    std::string Second =
-        utils::sourceText(F->Second->getSourceRange(), SM, LO);
-    if (Second.empty())
-      return std::nullopt;
-    Fix.Text += ", " + Second;
-  }
-  if (F->Dim)
-    Fix.Text += ", " + utils::sourceText(F->Dim->getSourceRange(), SM, LO);
-  Fix.Text += F->Extra.str() + ")";
+  Fix.Text = Qualifier + F->Function.str() + "(" + Args + F->Extra.str() +
+             F->Trailing + ")";
   return Fix;
 }
 
@@ -184,7 +238,7 @@ void UnfusedPointwiseCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   if (!Root)
     return;
-  std::optional<FusedFix> Fix = fusedFix(Root, {}, Ctx, 0);
+  std::optional<FusedFix> Fix = fusedFix(Root, {}, Ctx, Formulas, 0);
   if (!Fix || (Fix->Formula.Function == "softmax" && isArgumentOfLog(Root, Ctx)))
     return;
   std::string Format = "%0 written out in %1 kernels; '%2' computes it in ";

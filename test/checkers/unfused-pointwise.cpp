@@ -305,9 +305,12 @@ torch::Tensor changed(torch::Tensor x) {
   return x * s;
 }
 
-// Not the formulas: other constants, no keepdim, other dimensions.
+// Not the formulas: other constants, no keepdim, other dimensions. (The
+// sum of two products that are no SiLU is a multiply-add.)
 torch::Tensor notFormulas(const torch::Tensor &x) {
   auto a = 2.0 * x * torch::sigmoid(x) + x * torch::sigmoid(2.0 * x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: multiply-add written out in 2 kernels; 'torch::addcmul(2.0 * x * torch::sigmoid(x), x, torch::sigmoid(2.0 * x))' computes it in one
+  // CHECK-FIXES: {{^}}  auto a = torch::addcmul(2.0 * x * torch::sigmoid(x), x, torch::sigmoid(2.0 * x));{{$}}
   auto b = 0.5 * x * (1 + torch::erf(x));
   auto c = torch::exp(x) / torch::exp(x).sum(1);
   auto d = torch::exp(x) / torch::exp(x).sum(0, true).sum(1, true);

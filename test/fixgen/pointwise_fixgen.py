@@ -7,7 +7,8 @@ formulas composed the ways real code writes them?
 
 Generated mode (the default) composes --cases C++ functions from the
 check's catalogue of formulas (SiLU, both GELUs, softplus, softmax,
-log-softmax, log-sigmoid, rsqrt, log1p, expm1, each in several spellings:
+log-softmax, log-sigmoid, rsqrt, log1p, expm1, Mish, the 2-norm, lerp,
+addcmul, addcdiv, each in several spellings:
 functions and methods, torch::, at:: or unqualified): a formula whose
 operand is another formula, parts of formulas held in locals (declared
 then assigned, aliased in chains, shared between two formulas, used again
@@ -134,6 +135,27 @@ FORMULAS = {
     "expm1": [
         "[e|{ns}exp({x})] - 1",
         "[e|{p}.exp()] - 1.0",
+    ],
+    # The algebra's identities, with the case's other tensor (bias) and
+    # scalar (steps).
+    "mish": [
+        "{p} * {ns}tanh([sp|{ns}softplus({x})])",
+        "{p} * [t|{ns}tanh({ns}log1p([e|{ns}exp({x})]))]",
+    ],
+    "norm": [
+        "{ns}sqrt([q|{ns}sum({p} * {p})])",
+        "[q|{p}.pow(2).sum({d}, true)].sqrt()",
+    ],
+    "lerp": [
+        "{p} + steps * (bias - {p})",
+        "(1 - steps) * {p} + steps * bias",
+    ],
+    "addcmul": [
+        "bias + {p} * [s|{ns}sigmoid(bias)]",
+        "bias - 0.5 * {p} * bias",
+    ],
+    "addcdiv": [
+        "bias - 0.1 * {p} / ([r|{ns}sqrt(bias)] + 1e-8)",
     ],
 }
 KINDS = sorted(FORMULAS)

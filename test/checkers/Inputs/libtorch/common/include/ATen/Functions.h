@@ -38,6 +38,20 @@ Tensor gelu(const Tensor &Self, std::string_view Approximate = "none");
 Tensor softplus(const Tensor &Self, double Beta = 1, double Threshold = 20);
 Tensor log_sigmoid(const Tensor &Self);
 Tensor hypot(const Tensor &Self, const Tensor &Other);
+Tensor sum(const Tensor &Self, std::optional<ScalarType> Dtype = std::nullopt);
+Tensor lerp(const Tensor &Self, const Tensor &End, double Weight);
+Tensor lerp(const Tensor &Self, const Tensor &End, const Tensor &Weight);
+Tensor addcmul(const Tensor &Self, const Tensor &Tensor1,
+               const Tensor &Tensor2, double Value = 1);
+Tensor addcdiv(const Tensor &Self, const Tensor &Tensor1,
+               const Tensor &Tensor2, double Value = 1);
+Tensor linalg_vector_norm(const Tensor &Self, double Ord = 2,
+                          std::optional<int64_t> Dim = std::nullopt,
+                          bool KeepDim = false);
+// Mish came with LibTorch 1.9: a test defines this to stand for older ones.
+#ifndef TORCH_MOCK_WITHOUT_MISH
+Tensor mish(const Tensor &Self);
+#endif
 
 // LibTorch-internal code with a hand-written SiLU: checks never report here.
 inline Tensor siluByHand(const Tensor &X) { return X * sigmoid(X); }
