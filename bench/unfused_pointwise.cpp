@@ -33,7 +33,9 @@ struct Formula {
   bool Positive = false;
 };
 
-std::vector<Formula> formulas() {
+/// \p Y, \p Z: the other tensors of the formulas of several (the same
+/// shape as the input; Z positive).
+std::vector<Formula> formulas(const torch::Tensor &Y, const torch::Tensor &Z) {
   const double K = std::sqrt(2.0 / M_PI);
   return {
       {"x * sigmoid(x) -> silu", [](const torch::Tensor &x) { return x * torch::sigmoid(x); },
@@ -74,6 +76,35 @@ std::vector<Formula> formulas() {
       {"exp(x) - 1 -> expm1",
        [](const torch::Tensor &x) { return torch::exp(x) - 1; },
        [](const torch::Tensor &x) { return torch::expm1(x); }},
+      {"x * tanh(softplus(x)) -> mish",
+       [](const torch::Tensor &x) {
+         return x * torch::tanh(torch::softplus(x));
+       },
+       [](const torch::Tensor &x) { return torch::mish(x); }},
+      {"sqrt(sum(x * x)) -> vector_norm",
+       [](const torch::Tensor &x) { return torch::sqrt(torch::sum(x * x)); },
+       [](const torch::Tensor &x) { return torch::linalg_vector_norm(x); }},
+      {"row sqrt(sum(x^2)) -> vector_norm",
+       [](const torch::Tensor &x) { return x.pow(2).sum(1, true).sqrt(); },
+       [](const torch::Tensor &x) {
+         return torch::linalg_vector_norm(x, 2, 1, true);
+       }},
+      {"x + (y - x) * z -> lerp",
+       [Y, Z](const torch::Tensor &x) { return x + (Y - x) * Z; },
+       [Y, Z](const torch::Tensor &x) { return torch::lerp(x, Y, Z); }},
+      {"0.99 x + 0.01 y -> lerp",
+       [Y](const torch::Tensor &x) { return 0.99 * x + 0.01 * Y; },
+       [Y](const torch::Tensor &x) { return torch::lerp(x, Y, 0.01); }},
+      {"x + 0.5 * y * z -> addcmul",
+       [Y, Z](const torch::Tensor &x) { return x + 0.5 * Y * Z; },
+       [Y, Z](const torch::Tensor &x) {
+         return torch::addcmul(x, Y, Z, 0.5);
+       }},
+      {"x - 0.1 * y / z -> addcdiv",
+       [Y, Z](const torch::Tensor &x) { return x - 0.1 * Y / Z; },
+       [Y, Z](const torch::Tensor &x) {
+         return torch::addcdiv(x, Y, Z, -0.1);
+       }},
   };
 }
 
@@ -134,7 +165,9 @@ int main(int argc, char **argv) {
               torch::get_num_threads(), Rows, Cols, Rounds, Calls);
   std::printf("%-32s %10s %10s %s\n", "formula -> fused op", "unfused us",
               "fused us", "speedup (95% CI)   verdict   max |diff|");
-  for (const Formula &F : formulas())
+  torch::Tensor Y = torch::randn({Rows, Cols}, torch::TensorOptions(D));
+  torch::Tensor Z = torch::rand({Rows, Cols}, torch::TensorOptions(D)) + 0.1;
+  for (const Formula &F : formulas(Y, Z))
     measure(F, X, Rounds, Calls, D);
   return 0;
 }

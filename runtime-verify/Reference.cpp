@@ -432,7 +432,61 @@ pointwisePair(const std::string &Fused) {
           {"expm1",
            {[](const torch::Tensor &X) { return torch::exp(X) - 1; },
             [](const torch::Tensor &X) { return torch::expm1(X); }}},
+          {"mish",
+           {[](const torch::Tensor &X) {
+              return X * torch::tanh(torch::softplus(X));
+            },
+            [](const torch::Tensor &X) { return torch::mish(X); }}},
+          {"linalg_vector_norm",
+           {[](const torch::Tensor &X) { return X.pow(2).sum(-1, true).sqrt(); },
+            [](const torch::Tensor &X) {
+              return torch::linalg_vector_norm(X, 2, -1, true);
+            }}},
       };
+  auto It = Pairs.find(Fused);
+  if (It == Pairs.end())
+    return std::nullopt;
+  return It->second;
+}
+
+using Tensor = torch::Tensor;
+/// A formula of three tensors (X, and Y and Z, random, of X's shape, Z
+/// positive); hypot reads two.
+using TernaryFn = Tensor (*)(const Tensor &, const Tensor &, const Tensor &);
+
+/// The fused ops of several tensors, as pointwisePair.
+std::optional<std::pair<TernaryFn, TernaryFn>>
+ternaryPair(const std::string &Fused) {
+  static const std::map<std::string, std::pair<TernaryFn, TernaryFn>> Pairs = {
+      {"hypot",
+       {[](const Tensor &X, const Tensor &Y, const Tensor &) {
+          return torch::sqrt(X * X + Y * Y);
+        },
+        [](const Tensor &X, const Tensor &Y, const Tensor &) {
+          return torch::hypot(X, Y);
+        }}},
+      {"lerp",
+       {[](const Tensor &X, const Tensor &Y, const Tensor &Z) {
+          return X + (Y - X) * Z;
+        },
+        [](const Tensor &X, const Tensor &Y, const Tensor &Z) {
+          return torch::lerp(X, Y, Z);
+        }}},
+      {"addcmul",
+       {[](const Tensor &X, const Tensor &Y, const Tensor &Z) {
+          return X + 0.5 * Y * Z;
+        },
+        [](const Tensor &X, const Tensor &Y, const Tensor &Z) {
+          return torch::addcmul(X, Y, Z, 0.5);
+        }}},
+      {"addcdiv",
+       {[](const Tensor &X, const Tensor &Y, const Tensor &Z) {
+          return X - 0.1 * Y / Z;
+        },
+        [](const Tensor &X, const Tensor &Y, const Tensor &Z) {
+          return torch::addcdiv(X, Y, Z, -0.1);
+        }}},
+  };
   auto It = Pairs.find(Fused);
   if (It == Pairs.end())
     return std::nullopt;
@@ -449,17 +503,26 @@ Samples measureUnfusedPointwise(const UnfusedPointwiseParams &P,
                                        " against " + P.Fused + " on a " +
                                        dims(P.Shape) + " float tensor");
   auto Pair = pointwisePair(P.Fused);
-  if (!Pair || !positive(P.Shape) || P.Calls <= 0) {
+  auto Ternary = ternaryPair(P.Fused);
+  if ((!Pair && !Ternary) || !positive(P.Shape) || P.Calls <= 0) {
     S.StopReason = "no formula for '" + P.Fused + "'";
     return S;
   }
   torch::NoGradGuard NoGrad;
   torch::Tensor X = torch::randn(P.Shape, torch::device(Device));
-  compare(S, {Pair->first(X)}, {Pair->second(X)});
+  torch::Tensor Y = torch::randn(P.Shape, torch::device(Device));
+  torch::Tensor Z = torch::rand(P.Shape, torch::device(Device)) + 0.1;
+  auto Before = [&] {
+    return Pair ? Pair->first(X) : Ternary->first(X, Y, Z);
+  };
+  auto After = [&] {
+    return Pair ? Pair->second(X) : Ternary->second(X, Y, Z);
+  };
+  compare(S, {Before()}, {After()});
   torch::Tensor Out;
   interleave(
-      S, P.Calls, 1, FixedRounds, Rule, [&] { Out = Pair->first(X); },
-      [&] { Out = Pair->second(X); });
+      S, P.Calls, 1, FixedRounds, Rule, [&] { Out = Before(); },
+      [&] { Out = After(); });
   return S;
 }
 

@@ -127,7 +127,8 @@ Samples measureHostTensorToDevice(const HostTensorParams &P, int FixedRounds,
 
 struct UnfusedPointwiseParams {
   /// The fused op of the fix: silu, gelu, gelu-tanh, softplus, softmax,
-  /// log_softmax, log_sigmoid, rsqrt, log1p or expm1.
+  /// log_softmax, log_sigmoid, rsqrt, log1p, expm1, hypot, mish,
+  /// linalg_vector_norm, lerp, addcmul or addcdiv.
   std::string Fused = "silu";
   std::vector<int64_t> Shape = {64, 16, 32, 32};
   int Calls = 5; ///< formula evaluations per sample

@@ -61,7 +61,8 @@ TEST(ReferenceTest, CpuBenchmarksAgreeWithinTolerance) {
 TEST(ReferenceTest, EveryFusedOpWithinTolerance) {
   for (const char *Op : {"silu", "gelu", "gelu-tanh", "softplus", "softmax",
                          "log_softmax", "log_sigmoid", "rsqrt", "log1p",
-                         "expm1"}) {
+                         "expm1", "hypot", "mish", "linalg_vector_norm",
+                         "lerp", "addcmul", "addcdiv"}) {
     UnfusedPointwiseParams P;
     P.Fused = Op;
     P.Shape = {16, 16, 32, 32};
