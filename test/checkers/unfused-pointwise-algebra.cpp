@@ -117,7 +117,39 @@ torch::Tensor mishByHand(const torch::Tensor &x) {
   // CHECK-MESSAGES: :[[@LINE-2]]:26: warning: softplus written out in 2 kernels; 'torch::softplus(x)' computes it in one
   // CHECK-FIXES: {{^}}  return torch::mish(x);{{$}}
 }
+
+// A chain of locals, each used only by the next, is read through; both
+// declarations go.
+torch::Tensor mishThroughLocals(const torch::Tensor &x) {
+  auto e = torch::exp(x);
+  auto t = torch::tanh(torch::log1p(e));
+  return x * t;
+  // CHECK-MESSAGES: :[[@LINE-2]]:24: warning: softplus written out in 2 kernels; 'torch::softplus(x)' computes it in one
+  // CHECK-MESSAGES: :[[@LINE-2]]:10: warning: Mish written out in 4 kernels; 'torch::mish(x)' computes it in one
+  // CHECK-FIXES: {{^}}torch::Tensor mishThroughLocals(const torch::Tensor &x) {{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  return torch::mish(x);{{$}}
+}
 #endif
+
+// --- Formulas inside formulas -------------------------------------------------
+
+// A part that is a formula of its own is read as its fused op, and the fix
+// copies it fused: one --fix leaves nothing for a second.
+torch::Tensor stepOfSilu(const torch::Tensor &y0, const torch::Tensor &bias,
+                         const torch::Tensor &x, const torch::Tensor &d) {
+  return y0 + (bias - 0.1 * (x * torch::sigmoid(x)) / d);
+  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: divide-add written out in 5 kernels; 'torch::addcdiv(bias, torch::silu(x), d, -0.1)' computes it in 2
+  // CHECK-MESSAGES: :[[@LINE-2]]:30: warning: SiLU written out in 2 kernels; 'torch::silu(x)' computes it in one
+  // CHECK-FIXES: {{^}}  return y0 + (torch::addcdiv(bias, torch::silu(x), d, -0.1));{{$}}
+}
+
+torch::Tensor lerpOfSilu(const torch::Tensor &a, const torch::Tensor &x,
+                         double w) {
+  return a + w * (x * torch::sigmoid(x) - a);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: linear interpolation written out in 5 kernels; 'torch::lerp(a, torch::silu(x), w)' computes it in 2
+  // CHECK-MESSAGES: :[[@LINE-2]]:19: warning: SiLU written out in 2 kernels; 'torch::silu(x)' computes it in one
+  // CHECK-FIXES: {{^}}  return torch::lerp(a, torch::silu(x), w);{{$}}
+}
 
 // --- Negative -----------------------------------------------------------------
 
