@@ -481,6 +481,11 @@ bool MissingNoGradCheck::isEvaluation(const Expr *Call, const FunctionDecl *FD,
   // (printed, its sizes or values read, saved, detached) can never use the
   // graph recorded for it.
   if (utils::onlyHostReads(Call, *Ctx) && !isTimedRun(Call, *Ctx)) {
+    // A shape probe (a forward on a made-up input, outside any loop, to
+    // learn the size of a layer's output): its graph is dropped with the
+    // output at once and the code runs once; nothing to save.
+    if (!C.Loop && utils::onlyShapeReads(Call, *Ctx))
+      return false;
     C.Reason = Why::HostReads;
     return !Training->needsGradientsIn(Region);
   }

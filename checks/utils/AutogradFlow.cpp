@@ -32,6 +32,15 @@ bool isHostReadMethod(llvm::StringRef Name) {
 }
 
 /// A tensor method that hands the graph to autograd.
+/// `t.sizes()`, `t.size(d)`, `t.numel()`, `t.dim()`: what a read of the
+/// shape alone looks like, the method's member expression.
+bool isShapeRead(const Stmt *Parent) {
+  const auto *ME = dyn_cast<MemberExpr>(Parent);
+  const auto *M = ME ? dyn_cast<CXXMethodDecl>(ME->getMemberDecl()) : nullptr;
+  return M && M->getIdentifier() &&
+         llvm::is_contained({"sizes", "size", "numel", "dim"}, M->getName());
+}
+
 bool entersAutograd(llvm::StringRef Name) {
   return llvm::StringSwitch<bool>(Name)
       .Cases("backward", "register_hook", "retain_grad", "requires_grad_",
@@ -68,6 +77,8 @@ public:
   /// Whether all uses of \p E are host reads.
   bool onlyHost(const Expr *E, unsigned Depth);
   bool SawRead = false;
+  /// A host read of the values, not only of the shape.
+  bool SawValueRead = false;
 
 private:
   Use useIn(const Stmt *Parent, const Stmt *Cur);
@@ -94,6 +105,7 @@ bool Flow::onlyHost(const Expr *E, unsigned Depth) {
     switch (useIn(Parent, Cur)) {
     case Use::HostRead:
       SawRead = true;
+      SawValueRead |= !isShapeRead(Parent);
       return true;
     case Use::Escapes:
       return false;
@@ -218,6 +230,11 @@ Use Flow::useAsArgument(const CallExpr *CE) {
 bool onlyHostReads(const Expr *E, ASTContext &Ctx) {
   Flow F(Ctx);
   return F.onlyHost(E, 0) && F.SawRead;
+}
+
+bool onlyShapeReads(const Expr *E, ASTContext &Ctx) {
+  Flow F(Ctx);
+  return F.onlyHost(E, 0) && F.SawRead && !F.SawValueRead;
 }
 
 } // namespace clang::tidy::torch::utils

@@ -24,6 +24,11 @@ namespace clang::tidy::torch::utils {
 /// outside the function's locals) or when the value is never used.
 bool onlyHostReads(const Expr *E, ASTContext &Ctx);
 
+/// Whether the host reads only the shape of \p E's value (sizes(), size(d),
+/// numel(), dim()), as onlyHostReads follows it: a forward run to learn a
+/// size.
+bool onlyShapeReads(const Expr *E, ASTContext &Ctx);
+
 } // namespace clang::tidy::torch::utils
 
 #endif // LIBTORCH_TIDY_CHECKS_UTILS_AUTOGRADFLOW_H

@@ -429,6 +429,14 @@ at::Tensor printedAndReturned(Net &Model, const at::Tensor &X) {
   return Out;
 }
 
+// A shape probe: a forward on a made-up input, outside any loop, whose
+// output only tells a size (what a Linear layer after the convolutions
+// takes); its graph goes with the output at once.
+int64_t convOutputSize(Net &Model) {
+  at::Tensor Probe = Model->forward(torch::zeros({1, 3, 32, 32}));
+  return Probe.numel();
+}
+
 // A forward followed by an explicit device synchronize is a benchmark's
 // warm-up or timed run: it measures the forward as written.
 void warmUp(Net &Model, const at::Tensor &X) {

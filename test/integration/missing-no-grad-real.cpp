@@ -89,6 +89,12 @@ void printLogits(Net &model, const torch::Tensor &batch) {
 
 // --- Negative ---------------------------------------------------------------
 
+// A shape probe at construction: only the size of the output is read.
+int64_t featuresAfterConv(Net &model) {
+  torch::Tensor probe = model->forward(torch::zeros({1, 3, 32, 32}));
+  return probe.size(1) * probe.size(2);
+}
+
 torch::Tensor predictGuarded(Net &model, const torch::Tensor &x) {
   torch::NoGradGuard no_grad;
   model->eval();
