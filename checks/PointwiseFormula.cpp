@@ -10,6 +10,7 @@
 #include "utils/ConstantFacts.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/ParentWalk.h"
+#include "utils/SourceText.h"
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -334,7 +335,7 @@ bool isPureTensorMethod(llvm::StringRef Name) {
   return llvm::StringSwitch<bool>(Name)
       .Cases("view", "reshape", "slice", "narrow", "select", "transpose", true)
       .Cases("permute", "unsqueeze", "squeeze", "flatten", "contiguous", true)
-      .Cases("t", "index", "detach", "expand", "mul", "div", true)
+      .Cases("t", "index", "detach", "data", "expand", "mul", "div", true)
       .Cases("add", "sub", "sigmoid", "tanh", "exp", "log", true)
       .Cases("sqrt", "erf", "pow", "neg", "abs", "clone", true)
       .Default(false);
@@ -581,9 +582,11 @@ unsigned PointwiseFormulas::atomOf(const Expr *E, unsigned Depth) {
                    Fn == PointwiseFn::LogSumExp;
   // Pointwise functions with their defaults only (softplus's beta and
   // threshold).
+  auto OnlyDefaults = [&] {
+    return llvm::all_of(llvm::drop_begin(C->Args), isDefaulted);
+  };
   bool Fits = Fn != PointwiseFn::None && isTensorExpr(C->Args[0]) &&
-              (Reduction ? readReduction(*C, Fn, A, Ctx)
-                         : llvm::all_of(llvm::drop_begin(C->Args), isDefaulted));
+              (Reduction ? readReduction(*C, Fn, A, Ctx) : OnlyDefaults());
   if (!Fits)
     return intern(A);
   A.Fn = Fn;
@@ -1054,10 +1057,8 @@ std::string PointwiseFormulas::scaledText(double Coef,
   std::string Text;
   for (const Expr *E : Scalars) {
     E = utils::ignoreWrappers(E)->IgnoreParens();
-    std::string T =
-        Lexer::getSourceText(CharSourceRange::getTokenRange(E->getSourceRange()),
-                             SM, Ctx.getLangOpts())
-            .str();
+    std::string T = utils::sourceText(E->getSourceRange(), SM,
+                                      Ctx.getLangOpts());
     if (T.empty())
       return "";
     if (!isa<DeclRefExpr, MemberExpr, CallExpr>(E))
@@ -1115,11 +1116,9 @@ PointwiseFormulas::matchNorm(const Polynomial &P) const {
   FusedFormula F{"2-norm", "linalg_vector_norm", "", Atoms[Square.Atoms[0]].E,
                  nullptr, "", true};
   if (Sum->Dim) {
-    std::string Dim =
-        Lexer::getSourceText(
-            CharSourceRange::getTokenRange(Sum->Dim->getSourceRange()),
-            Ctx.getSourceManager(), Ctx.getLangOpts())
-            .str();
+    std::string Dim = utils::sourceText(Sum->Dim->getSourceRange(),
+                                        Ctx.getSourceManager(),
+                                        Ctx.getLangOpts());
     if (Dim.empty())
       return std::nullopt;
     F.Trailing = ", 2, " + Dim + (Sum->KeepDim ? ", true" : "");
@@ -1350,7 +1349,8 @@ PointwiseFormulas::multiplyAddOf(const Expr *Self, const Expr *Product,
     F.Function = "addcdiv";
     F.Second = NumTensors[0];
     // An argument needs no parentheses.
-    F.Third = utils::ignoreWrappers(utils::ignoreWrappers(Q->R)->IgnoreParens());
+    F.Third =
+        utils::ignoreWrappers(utils::ignoreWrappers(Q->R)->IgnoreParens());
   } else {
     return std::nullopt;
   }
@@ -1372,8 +1372,9 @@ bool PointwiseFormulas::isFormula(const Expr *E) {
   if (!isTensorExpr(E))
     return false;
   std::optional<TorchCall> C = torchCall(E);
-  bool Root = arithmetic(E) ||
-              (C && llvm::is_contained({"log", "log1p", "exp", "sqrt"}, C->Name));
+  bool Root = arithmetic(E) || (C && llvm::is_contained(
+                                           {"log", "log1p", "exp", "sqrt"},
+                                           C->Name));
   if (!Root)
     return false;
   if (auto It = Memo->find(E); It != Memo->end())

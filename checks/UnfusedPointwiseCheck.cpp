@@ -138,8 +138,9 @@ std::optional<FusedFix> fixedText(const Expr *E,
     if (!Part || Part->Text == Written || Written.empty())
       continue;
     unsigned From = SM.getFileOffset(Child->getBeginLoc());
-    if (From < Begin || From - Begin + Written.size() > Out.Text.size() ||
-        llvm::StringRef(Out.Text).substr(From - Begin, Written.size()) != Written)
+    llvm::StringRef Text(Out.Text);
+    if (From < Begin || From - Begin + Written.size() > Text.size() ||
+        Text.substr(From - Begin, Written.size()) != Written)
       continue;
     Out.Text.replace(From - Begin, Written.size(), Part->Text);
     for (const VarDecl *VD : Part->Removed)

@@ -438,7 +438,9 @@ pointwisePair(const std::string &Fused) {
             },
             [](const torch::Tensor &X) { return torch::mish(X); }}},
           {"linalg_vector_norm",
-           {[](const torch::Tensor &X) { return X.pow(2).sum(-1, true).sqrt(); },
+           {[](const torch::Tensor &X) {
+              return X.pow(2).sum(-1, true).sqrt();
+            },
             [](const torch::Tensor &X) {
               return torch::linalg_vector_norm(X, 2, -1, true);
             }}},

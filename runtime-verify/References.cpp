@@ -117,7 +117,9 @@ std::optional<Workload> planUnfusedPointwise(const json &Finding,
   std::smatch M;
   if (!std::regex_search(
           After, M,
-          std::regex(R"(\b(silu|gelu|softplus|log_softmax|softmax|log_sigmoid|rsqrt|log1p|expm1|hypot|mish|linalg_vector_norm|lerp|addcmul|addcdiv)\()")))
+          std::regex(R"(\b(silu|gelu|softplus|log_softmax|softmax|)"
+                     R"(log_sigmoid|rsqrt|log1p|expm1|hypot|mish|)"
+                     R"(linalg_vector_norm|lerp|addcmul|addcdiv)\()")))
     return std::nullopt;
   UnfusedPointwiseParams P;
   P.Fused = M[1].str();

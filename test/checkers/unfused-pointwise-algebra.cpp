@@ -44,6 +44,16 @@ void softUpdate(std::vector<torch::Tensor> &target,
   // CHECK-FIXES: {{^}}    target[i].copy_(torch::lerp(target[i], online[i], tau));{{$}}
 }
 
+// The same through data(), as target networks are written: data() is a view
+// without side effects, the same value each time it is read.
+void softUpdateData(std::vector<torch::Tensor> &target,
+                    const std::vector<torch::Tensor> &online, float tau) {
+  for (size_t i = 0; i < target.size(); ++i)
+    target[i].data().copy_(target[i].data() * (1.0 - tau) + online[i].data() * tau);
+  // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: linear interpolation written out in 3 kernels; 'torch::lerp(target[i].data(), online[i].data(), tau)' computes it in one
+  // CHECK-FIXES: {{^}}    target[i].data().copy_(torch::lerp(target[i].data(), online[i].data(), tau));{{$}}
+}
+
 // Constant weights that add up to 1, the result replacing one of the two:
 // a moving average.
 torch::Tensor movingAverage(const std::vector<torch::Tensor> &batches) {

@@ -34,6 +34,7 @@ public:
   Tensor &zero_() const;
   Tensor &detach_() const;
   Tensor detach() const;
+  Tensor data() const;
   Tensor sum() const;
   Tensor mean() const;
   Tensor norm() const;
