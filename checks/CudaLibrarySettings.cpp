@@ -118,16 +118,6 @@ std::string indentOf(SourceLocation Loc, const SourceManager &SM) {
   return Before.take_while([](char C) { return C == ' ' || C == '\t'; }).str();
 }
 
-/// Whether at::globalContext() is declared here.
-bool declaresGlobalContext(ASTContext &Ctx) {
-  for (const NamedDecl *NS :
-       Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("at")))
-    if (const auto *DC = dyn_cast<NamespaceDecl>(NS))
-      if (!DC->lookup(&Ctx.Idents.get("globalContext")).empty())
-        return true;
-  return false;
-}
-
 /// A local variable nothing reads.
 bool isUnreadLocal(const VarDecl *VD) {
   return VD->hasLocalStorage() && !VD->isReferenced();
@@ -544,7 +534,7 @@ ProgramFacts::insertSetting(StringRef Statement, const LangOptions &LO) const {
     Fixes.push_back(
         FixItHint::CreateInsertion(At, Text + "\n" + indentOf(At, SM)));
   }
-  if (!Fixes.empty() && !declaresGlobalContext(Ctx))
+  if (!Fixes.empty() && !utils::declaresInAt(Ctx, "globalContext"))
     if (std::optional<SourceLocation> Include = firstInclude(SM))
       Fixes.push_back(
           FixItHint::CreateInsertion(*Include, "#include <ATen/Context.h>\n"));

@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "utils/ConstantFacts.h"
 #include "utils/DeviceAnalysis.h"
+#include "utils/LibTorchNames.h"
 #include "utils/ParentWalk.h"
 #include "utils/SourceText.h"
 #include <algorithm>
@@ -952,20 +953,10 @@ PointwiseFormulas::matchLog(const PointwiseAtom &Log) {
                       ", and accurately for small x", false};
 }
 
-/// Whether this LibTorch declares at::\p Name: the fused ops came in
-/// different versions (mish in 1.9, linalg_vector_norm in 1.10).
-static bool declaresAtFunction(llvm::StringRef Name, ASTContext &Ctx) {
-  for (const NamedDecl *NS :
-       Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("at")))
-    if (const auto *DC = dyn_cast<NamespaceDecl>(NS))
-      if (!DC->lookup(&Ctx.Idents.get(Name)).empty())
-        return true;
-  return false;
-}
-
 std::optional<FusedFormula> PointwiseFormulas::match() {
   std::optional<FusedFormula> F = matchThroughLocals();
-  if (F && !declaresAtFunction(F->Function, Ctx))
+  // The fused ops came in different versions (mish in 1.9).
+  if (F && !utils::declaresInAt(Ctx, F->Function))
     return std::nullopt;
   return F;
 }
@@ -1372,10 +1363,11 @@ bool PointwiseFormulas::isFormula(const Expr *E) {
   if (!isTensorExpr(E))
     return false;
   std::optional<TorchCall> C = torchCall(E);
-  bool Root = arithmetic(E) || (C && llvm::is_contained(
-                                           {"log", "log1p", "exp", "sqrt"},
-                                           C->Name));
-  if (!Root)
+  // Only what the check matches as a formula's root.
+  bool MayBeRoot = arithmetic(E) || (C && llvm::is_contained(
+                                                {"log", "log1p", "exp", "sqrt"},
+                                                C->Name));
+  if (!MayBeRoot)
     return false;
   if (auto It = Memo->find(E); It != Memo->end())
     return It->second;
@@ -1421,10 +1413,11 @@ std::optional<FusedFormula> PointwiseFormulas::matchOnce() {
     F = matchExpOfLogSoftmax(E, C->Args[0]);
   } else if (Fn == PointwiseFn::Sqrt && C->Args.size() == 1) {
     const PointwiseAtom &Sqrt = Atoms[atomOf(E, 0)];
-    if (Sqrt.Fn == Fn)
+    if (Sqrt.Fn == Fn) {
       F = matchHypot(Sqrt.ArgForm);
-    if (!F && Sqrt.Fn == Fn)
-      F = matchNorm(Sqrt.ArgForm);
+      if (!F)
+        F = matchNorm(Sqrt.ArgForm);
+    }
   } else if (A && A->Op == '/' && !constantValue(A->R, Ctx)) {
     noteKernel(E);
     F = matchQuotient(A->L, A->R);

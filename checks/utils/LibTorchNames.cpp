@@ -30,6 +30,15 @@ std::string torchNamespace(const ASTContext &Ctx) {
              : "torch";
 }
 
+bool declaresInAt(ASTContext &Ctx, llvm::StringRef Name) {
+  for (const NamedDecl *NS :
+       Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get("at")))
+    if (const auto *DC = dyn_cast<NamespaceDecl>(NS))
+      if (!DC->lookup(&Ctx.Idents.get(Name)).empty())
+        return true;
+  return false;
+}
+
 bool isSameOrDerivedFrom(const CXXRecordDecl *RD,
                          llvm::StringRef QualifiedName) {
   return sameOrDerived(RD, QualifiedName, 0);

@@ -22,6 +22,10 @@ namespace clang::tidy::torch::utils {
 /// the namespace fix-its spell Tensor, kFloat and kCUDA with.
 std::string torchNamespace(const ASTContext &Ctx);
 
+/// Whether namespace at declares \p Name here (at::globalContext, the fused
+/// ops that came with later LibTorch versions: at::mish since 1.9).
+bool declaresInAt(ASTContext &Ctx, llvm::StringRef Name);
+
 /// \p RD is the class \p QualifiedName ("torch::nn::Module") or derives
 /// from it.
 bool isSameOrDerivedFrom(const CXXRecordDecl *RD,
