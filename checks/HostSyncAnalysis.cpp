@@ -701,6 +701,9 @@ void SyncAnalysis::addSite(const Expr *E, FoundSync Found, WalkResult &R) {
     return;
   }
   Found.Use = useOfSync(E);
+  if ((Found.Kind == &DataDependentSync || Found.Kind == &MaskIndexSync) &&
+      countDecidesExit(E))
+    Found.Use = UseKind::Exit;
   // At the sync itself: a call a template leaves unresolved is reported at
   // its member name.
   R.Sites.push_back({Found.Sync, Found});
@@ -1261,6 +1264,96 @@ bool SyncAnalysis::feedsTheSync(const CallExpr *CE) {
                           memberExpr(member(equalsNode(Target)))));
   return !match(expr(anyOf(Reads, hasDescendant(Reads))), *UseRoot, Ctx)
               .empty();
+}
+
+/// The parent of \p Cur that carries a tensor's rows on: a view or an op of
+/// it (`idx.select(1, 0)`, `idx + 1`), or an op it selects rows of
+/// (`torch::index_select(t, 0, idx)`); null for anything else.
+static const Stmt *rowCarrier(const Stmt *Parent, const Stmt *Cur) {
+  if (isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr,
+          CXXBindTemporaryExpr, ExprWithCleanups>(Parent))
+    return Parent;
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Parent))
+    return explicitArgs(CE) == 1 ? Parent : nullptr;
+  if (const auto *ME = dyn_cast<MemberExpr>(Parent))
+    return ME; // its call decides below
+  const auto *Call = dyn_cast<CallExpr>(Parent);
+  if (!Call || !isTensorType(Call->getType()) ||
+      (isa<CXXOperatorCallExpr>(Call) &&
+       !utils::isArithmeticOperator(
+           cast<CXXOperatorCallExpr>(Call)->getOperator())))
+    return nullptr;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
+      MC && MC->getCallee() == Cur)
+    return tensorMethod(MC) ? MC : nullptr;
+  const FunctionDecl *FD = Call->getDirectCallee();
+  bool IsArg = llvm::is_contained(Call->arguments(), Cur);
+  return IsArg && FD && (tensorMethod(Call) || isInTorchNamespace(FD))
+             ? Call
+             : nullptr;
+}
+
+/// The local tensor variable that \p E (or a view or op of it) initializes
+/// or is assigned to, or null.
+static const VarDecl *tensorStoredInto(const Expr *E, ASTContext &Ctx) {
+  const Stmt *Cur = E;
+  for (unsigned Step = 0; Step < 16; ++Step) {
+    std::optional<DynTypedNode> Node = onlyParent(*Cur, Ctx);
+    if (!Node)
+      return nullptr;
+    if (const auto *VD = Node->get<VarDecl>())
+      return VD->isLocalVarDecl() && isTensorType(VD->getType()) ? VD
+                                                                 : nullptr;
+    const Stmt *Parent = Node->get<Stmt>();
+    if (const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(Parent);
+        OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2 &&
+        OC->getArg(1) == Cur) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(ignoreWrappers(OC->getArg(0)));
+      const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+      return VD && VD->hasLocalStorage() ? VD : nullptr;
+    }
+    Cur = Parent ? rowCarrier(Parent, Cur) : nullptr;
+    if (!Cur)
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// Whether the number of rows a data-dependent op returns decides leaving
+/// its loop: the result is stored, and its size is read in the condition
+/// that ends the loop (`while (idx.size(0) > 0)`, `if (!keep.numel())
+/// break;`). A hand-written NMS cannot know when to stop without the count,
+/// whatever form computes it.
+bool SyncAnalysis::countDecidesExit(const Expr *Sync) {
+  const VarDecl *VD = tensorStoredInto(Sync, Ctx);
+  const auto *Fn =
+      VD ? dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod())
+         : nullptr;
+  if (!Fn || !Fn->getBody() || !UseLoop)
+    return false;
+  for (const DeclRefExpr *Ref : tidy::utils::decl_ref_expr::allDeclRefExprs(
+           *VD, *Fn->getBody(), Ctx)) {
+    if (!isInside(Ref, UseLoop))
+      continue;
+    std::optional<DynTypedNode> Member = onlyParent(*Ref, Ctx);
+    const Stmt *Up = Member ? Member->get<Stmt>() : nullptr;
+    while (Up && isa<ImplicitCastExpr, ParenExpr>(Up)) {
+      std::optional<DynTypedNode> Next = onlyParent(*Up, Ctx);
+      Up = Next ? Next->get<Stmt>() : nullptr;
+    }
+    const auto *ME = dyn_cast_or_null<MemberExpr>(Up);
+    std::optional<DynTypedNode> CallNode =
+        ME ? onlyParent(*ME, Ctx) : std::nullopt;
+    const auto *Size =
+        CallNode ? CallNode->get<CXXMemberCallExpr>() : nullptr;
+    const CXXMethodDecl *M = Size ? tensorMethod(Size) : nullptr;
+    if (M && M->getIdentifier() &&
+        llvm::is_contained({"sizes", "size", "numel", "sym_size", "sym_numel"},
+                           M->getName()) &&
+        useOf(Size, 1) == UseKind::Exit)
+      return true;
+  }
+  return false;
 }
 
 /// A local host container \p Parent stores the value \p Cur into:

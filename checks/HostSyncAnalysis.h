@@ -172,6 +172,7 @@ private:
   UseKind useOfContainer(const VarDecl *VD, unsigned Depth);
   const VarDecl *containerStoredInto(const Stmt *Parent, const Stmt *Cur) const;
   bool feedsTheSync(const CallExpr *CE);
+  bool countDecidesExit(const Expr *Sync);
   bool isInside(const Stmt *S, const Stmt *Outer) const;
   void walkIf(const IfStmt *If, WalkResult &R, unsigned Depth);
   void addSite(const Expr *E, FoundSync Found, WalkResult &R);

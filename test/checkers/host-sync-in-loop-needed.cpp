@@ -73,6 +73,39 @@ void positiveConditionThatStaysInTheLoop(const std::vector<Tensor> &Batches,
   }
 }
 
+// ---- A count that decides leaving the loop ---------------------------------
+
+// A hand-written NMS: how many rows nonzero (or masked_select) keeps decides
+// when the loop ends. The host needs the count, whatever form computes it.
+void negativeCountEndsTheLoop(Tensor Order, const Tensor &Boxes) {
+  while (Order.size(0) > 0) {
+    Tensor Ious = computeLoss(Boxes.index_select(0, Order));
+    Order = Order.index_select(0, (Ious < 0.5).nonzero());
+  }
+  Tensor Left = Order;
+  for (int Round = 0; Round < 10; ++Round) {
+    Left = Left.masked_select(computeLoss(Left) > 0.5);
+    if (Left.numel() == 0)
+      break;
+  }
+}
+
+// A count that only skips the rest of an iteration, or that another loop
+// tests, does not decide leaving this one.
+void positiveCountThatStaysInTheLoop(const std::vector<Tensor> &Batches) {
+  Tensor Rest;
+  for (const auto &X : Batches) {
+    Tensor Kept = X.masked_select(X > 0.0);
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'masked_select()' synchronizes the host with the device per iteration of the loop; its output size depends on the data
+    if (Kept.numel() == 0)
+      continue;
+    Rest = computeLoss(Kept).nonzero();
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'nonzero()' synchronizes the host with the device per iteration of the loop; its output size depends on the data
+  }
+  while (Rest.numel() > 0)
+    Rest = computeLoss(Rest);
+}
+
 // ---- One host copy per iteration -------------------------------------------
 
 void negativeOneCopyForTheHost(Env &E, int Steps) {

@@ -247,6 +247,28 @@ std::vector<int64_t> generate(Decoder &decoder, torch::Tensor logits,
   return out;
 }
 
+// A hand-written NMS: the rows nonzero keeps decide when the loop ends, so
+// the host needs the count. Filtering by a mask whose count nothing tests is
+// avoidable.
+std::vector<int64_t> nms(torch::Tensor boxes, torch::Tensor scores,
+                         double threshold) {
+  std::vector<int64_t> keep;
+  torch::Tensor order = std::get<1>(scores.sort(0, true));
+  while (order.size(0) > 0) {
+    keep.push_back(order[0].item<int64_t>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item()' synchronizes the host with the device per iteration of the loop; {{.*}} [torch-host-sync-in-loop]
+    torch::Tensor ious = boxes.index_select(0, order).sum(1);
+    order = torch::index_select(
+        order, 0, torch::nonzero(ious <= threshold).select(1, 0) + 1);
+  }
+  for (int round = 0; round < 4; ++round) {
+    boxes = boxes.masked_select(scores > threshold);
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'masked_select()' synchronizes the host with the device per iteration of the loop; {{.*}} [torch-host-sync-in-loop]
+    scores = scores * 0.5;
+  }
+  return keep;
+}
+
 void mergeableCopies(Net &model, torch::Device device, int steps) {
   auto state = torch::randn({8, 4}).to(device);
   for (int step = 0; step < steps; ++step) {
