@@ -1565,8 +1565,9 @@ namespace {
 /// (kCUDA, DeviceType::CUDA, cuda(), torch::cuda::...) or a "cuda..." string.
 /// Device-generic code: a Device, DeviceType or TensorOptions parameter or
 /// member, a local one not provably the CPU's, `t.device()` or `t.options()`
-/// of a tensor not provably on the CPU, the parameters an optimizer holds. Branches dead under constant flags
-/// (`bool force_cpu = true; if (!force_cpu) ...`) show neither.
+/// of a tensor not provably on the CPU, the parameters an optimizer holds.
+/// Branches dead under constant flags (`bool force_cpu = true; if
+/// (!force_cpu) ...`) show neither.
 class DeviceUseFinder : public RecursiveASTVisitor<DeviceUseFinder> {
 public:
   DeviceUseFinder(ASTContext &Ctx, const SourceManager &SM)
