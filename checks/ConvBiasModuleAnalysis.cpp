@@ -699,7 +699,8 @@ static const Expr *returnedValue(const ReturnStmt *R, ASTContext &Ctx) {
   if (!Var || !Var->isLocalVarDeclOrParm())
     return Value;
   auto Parents = Ctx.getParents(*R);
-  const auto *Block = Parents.empty() ? nullptr : Parents[0].get<CompoundStmt>();
+  const auto *Block =
+      Parents.empty() ? nullptr : Parents[0].get<CompoundStmt>();
   if (!Block)
     return Value;
   const Stmt *Before = nullptr;

@@ -73,15 +73,17 @@ public:
   bool canBeCudaVar(const VarDecl *VD, unsigned Depth) {
     if (VD->getInit() && canBeCuda(VD->getInit(), Depth))
       return true;
-    auto Assign = expr(anyOf(
-        binaryOperator(isAssignmentOperator(),
-                       hasLHS(declRefExpr(to(varDecl(equalsNode(VD))))),
-                       hasRHS(expr().bind("rhs"))),
-        cxxOperatorCallExpr(hasOverloadedOperatorName("="),
-                            hasArgument(0, declRefExpr(to(varDecl(equalsNode(VD))))),
-                            hasArgument(1, expr().bind("rhs")))));
+    auto Assign = expr(
+        anyOf(binaryOperator(isAssignmentOperator(),
+                             hasLHS(declRefExpr(to(varDecl(equalsNode(VD))))),
+                             hasRHS(expr().bind("rhs"))),
+              cxxOperatorCallExpr(
+                  hasOverloadedOperatorName("="),
+                  hasArgument(0, declRefExpr(to(varDecl(equalsNode(VD))))),
+                  hasArgument(1, expr().bind("rhs")))));
     for (Decl *D : Decls)
-      for (const BoundNodes &N : match(decl(forEachDescendant(Assign)), *D, Ctx))
+      for (const BoundNodes &N :
+           match(decl(forEachDescendant(Assign)), *D, Ctx))
         if (canBeCuda(N.getNodeAs<Expr>("rhs"), Depth))
           return true;
     return false;
@@ -336,9 +338,9 @@ bool ProgramFacts::hasMatmul() const {
 }
 
 /// \p RD and its bases, as far as they are the user's module classes.
-static void userModuleClasses(const CXXRecordDecl *RD,
-                              const SourceManager &SM,
-                              llvm::SmallPtrSetImpl<const CXXRecordDecl *> &Out) {
+static void
+userModuleClasses(const CXXRecordDecl *RD, const SourceManager &SM,
+                  llvm::SmallPtrSetImpl<const CXXRecordDecl *> &Out) {
   if (!RD || !RD->hasDefinition())
     return;
   RD = RD->getDefinition();
@@ -359,13 +361,13 @@ bool ProgramFacts::indexedModuleBuilds(bool Conv) const {
     for (const BoundNodes &N :
          match(findAll(declaratorDecl().bind("d")), *D, Ctx))
       userModuleClasses(
-          convbias::moduleClass(N.getNodeAs<DeclaratorDecl>("d")->getType()), SM,
-          Classes);
+          convbias::moduleClass(N.getNodeAs<DeclaratorDecl>("d")->getType()),
+          SM, Classes);
     for (const BoundNodes &N :
          match(findAll(cxxConstructExpr().bind("c")), *D, Ctx))
       userModuleClasses(
-          convbias::moduleClass(N.getNodeAs<CXXConstructExpr>("c")->getType()), SM,
-          Classes);
+          convbias::moduleClass(N.getNodeAs<CXXConstructExpr>("c")->getType()),
+          SM, Classes);
   }
   for (const CXXRecordDecl *RD : Classes)
     if (const utils::ModuleLayersFact *L =
@@ -433,17 +435,19 @@ bool buildsConvolutionalNetwork(ASTContext &Ctx,
     return false;
   unsigned Convolutions = countBuiltLayers(
       Ctx, Decls, "^::torch::nn::(Conv|ConvTranspose)[123]d(Impl)?$");
-  unsigned Linears = countBuiltLayers(Ctx, Decls, "^::torch::nn::Linear(Impl)?$");
+  unsigned Linears =
+      countBuiltLayers(Ctx, Decls, "^::torch::nn::Linear(Impl)?$");
   return Convolutions > 0 && Convolutions >= 3 * Linears;
 }
 
 bool ProgramFacts::usesReducedPrecision() const {
-  auto Reduced = stmt(anyOf(
-      declRefExpr(to(namedDecl(
-          hasAnyName("kHalf", "kBFloat16", "kFloat16", "Half", "BFloat16")))),
-      callExpr(callee(functionDecl(
-          hasAncestor(namespaceDecl(hasName("autocast")))))),
-      cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("half", "bfloat16"))))));
+  auto Reduced =
+      stmt(anyOf(declRefExpr(to(namedDecl(hasAnyName(
+                     "kHalf", "kBFloat16", "kFloat16", "Half", "BFloat16")))),
+                 callExpr(callee(functionDecl(
+                     hasAncestor(namespaceDecl(hasName("autocast")))))),
+                 cxxMemberCallExpr(
+                     callee(cxxMethodDecl(hasAnyName("half", "bfloat16"))))));
   for (Decl *D : Decls)
     if (!match(decl(forEachDescendant(Reduced.bind("r"))), *D, Ctx).empty())
       return true;
@@ -451,8 +455,8 @@ bool ProgramFacts::usesReducedPrecision() const {
 }
 
 bool ProgramFacts::isTestFile() const {
-  static const llvm::Regex TestFile(
-      "(^|/)(test|tests|testing)/([^/]+/)?[^/]+$|_(unit)?tests?\\.(cc|cpp|cxx)$");
+  static const llvm::Regex TestFile("(^|/)(test|tests|testing)/([^/]+/)?[^/"
+                                    "]+$|_(unit)?tests?\\.(cc|cpp|cxx)$");
   const SourceManager &SM = Ctx.getSourceManager();
   OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
   return Main && TestFile.match(Main->getName());
@@ -520,7 +524,8 @@ ProgramFacts::insertSetting(StringRef Statement, const LangOptions &LO) const {
   const SourceManager &SM = Ctx.getSourceManager();
   llvm::SmallVector<FixItHint, 2> Fixes;
   std::string Text = Statement.str();
-  if (Device && Device->Statement && Device->Statement->getEndLoc().isFileID()) {
+  if (Device && Device->Statement &&
+      Device->Statement->getEndLoc().isFileID()) {
     SourceLocation After =
         Lexer::getLocForEndOfToken(Device->Statement->getEndLoc(), 0, SM, LO);
     Fixes.push_back(FixItHint::CreateInsertion(

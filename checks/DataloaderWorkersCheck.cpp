@@ -50,7 +50,8 @@ struct OptionsFinding {
 
 bool isOptionsType(QualType T) {
   const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
-  return RD && RD->getQualifiedNameAsString() == "torch::data::DataLoaderOptions";
+  return RD &&
+         RD->getQualifiedNameAsString() == "torch::data::DataLoaderOptions";
 }
 
 /// The value of an integer expression when the code proves it.
@@ -121,9 +122,9 @@ OptionsFinding OptionsAnalysis::of(const CallExpr *Call, const Expr *Arg) {
     F.State = Workers::Zero;
     const Expr *Size = CE->getArg(0);
     if (Size->getBeginLoc().isFileID() && Size->getEndLoc().isFileID())
-      F.Fixes = {FixItHint::CreateInsertion(Size->getBeginLoc(), Spelling + "("),
-                 FixItHint::CreateInsertion(endOf(Size),
-                                            ").workers(" + N + ")")};
+      F.Fixes = {
+          FixItHint::CreateInsertion(Size->getBeginLoc(), Spelling + "("),
+          FixItHint::CreateInsertion(endOf(Size), ").workers(" + N + ")")};
     return F;
   }
   if (auto Chain = ofChain(E, E))
@@ -228,7 +229,8 @@ void DataloaderWorkersCheck::check(const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
   const FunctionDecl *FD = Call->getDirectCallee();
   SourceLocation Loc = SM.getExpansionLoc(Call->getBeginLoc());
-  if (!FD || FD->getNumParams() == 0 || Call->getNumArgs() != FD->getNumParams() ||
+  if (!FD || FD->getNumParams() == 0 ||
+      Call->getNumArgs() != FD->getNumParams() ||
       utils::isInLibTorchHeader(Loc, SM) || Reported.contains(Loc))
     return;
   const Expr *Options = nullptr;
@@ -251,9 +253,9 @@ void DataloaderWorkersCheck::check(const MatchFinder::MatchResult &Result) {
       Cost.ofDataset(FD->getParamDecl(0)->getType(), Built).expensive();
   if (!Op)
     return;
-  OptionsAnalysis Analysis(Ctx, getLangOpts(),
-                           utils::torchNamespace(Ctx) + "::data::DataLoaderOptions",
-                           DefaultWorkers);
+  OptionsAnalysis Analysis(
+      Ctx, getLangOpts(),
+      utils::torchNamespace(Ctx) + "::data::DataLoaderOptions", DefaultWorkers);
   OptionsFinding F = Analysis.of(Call, Options);
   if (F.State != Workers::Zero)
     return;
@@ -269,7 +271,8 @@ void DataloaderWorkersCheck::check(const MatchFinder::MatchResult &Result) {
       Diag << Fix;
   }
   if (Op->Summed)
-    diag(Op->Where, "the first of them, in %0%select{|, at %2 (project index)}1",
+    diag(Op->Where,
+         "the first of them, in %0%select{|, at %2 (project index)}1",
          DiagnosticIDs::Note)
         << Op->ElsewhereIn << !Op->Elsewhere.empty() << Op->Elsewhere;
   else if (Op->Elsewhere.empty())

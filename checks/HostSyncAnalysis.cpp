@@ -1302,8 +1302,7 @@ static const VarDecl *tensorStoredInto(const Expr *E, ASTContext &Ctx) {
     if (!Node)
       return nullptr;
     if (const auto *VD = Node->get<VarDecl>())
-      return VD->isLocalVarDecl() && isTensorType(VD->getType()) ? VD
-                                                                 : nullptr;
+      return VD->isLocalVarDecl() && isTensorType(VD->getType()) ? VD : nullptr;
     const Stmt *Parent = Node->get<Stmt>();
     if (const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(Parent);
         OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2 &&
@@ -1331,8 +1330,8 @@ bool SyncAnalysis::countDecidesExit(const Expr *Sync) {
          : nullptr;
   if (!Fn || !Fn->getBody() || !UseLoop)
     return false;
-  for (const DeclRefExpr *Ref : tidy::utils::decl_ref_expr::allDeclRefExprs(
-           *VD, *Fn->getBody(), Ctx)) {
+  for (const DeclRefExpr *Ref :
+       tidy::utils::decl_ref_expr::allDeclRefExprs(*VD, *Fn->getBody(), Ctx)) {
     if (!isInside(Ref, UseLoop))
       continue;
     std::optional<DynTypedNode> Member = onlyParent(*Ref, Ctx);
@@ -1344,8 +1343,7 @@ bool SyncAnalysis::countDecidesExit(const Expr *Sync) {
     const auto *ME = dyn_cast_or_null<MemberExpr>(Up);
     std::optional<DynTypedNode> CallNode =
         ME ? onlyParent(*ME, Ctx) : std::nullopt;
-    const auto *Size =
-        CallNode ? CallNode->get<CXXMemberCallExpr>() : nullptr;
+    const auto *Size = CallNode ? CallNode->get<CXXMemberCallExpr>() : nullptr;
     const CXXMethodDecl *M = Size ? tensorMethod(Size) : nullptr;
     if (M && M->getIdentifier() &&
         llvm::is_contained({"sizes", "size", "numel", "sym_size", "sym_numel"},

@@ -181,8 +181,9 @@ bool HostSyncInLoopCheck::runsOnlyOnCpu(const Stmt *Loop, ASTContext &Ctx) {
     Calls = std::make_unique<utils::RunFrequency>(Ctx);
   const llvm::SmallVector<const Stmt *, 4> *Sites = Calls->callsOf(FD);
   return Sites && !Sites->empty() &&
-         llvm::all_of(*Sites,
-                      [&](const Stmt *Call) { return isOnCpuBranch(Call, Ctx); });
+         llvm::all_of(*Sites, [&](const Stmt *Call) {
+           return isOnCpuBranch(Call, Ctx);
+         });
 }
 
 void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {

@@ -165,12 +165,13 @@ const ValueDecl *moduleRoot(const Expr *Call) {
 }
 
 bool mentions(const Stmt *S, const ValueDecl *D, ASTContext &Ctx) {
-  return S && !match(stmt(anyOf(hasDescendant(declRefExpr(to(equalsNode(D)))),
-                                hasDescendant(memberExpr(member(equalsNode(D)))),
-                                declRefExpr(to(equalsNode(D))),
-                                memberExpr(member(equalsNode(D))))),
-                     *S, Ctx)
-                  .empty();
+  return S &&
+         !match(stmt(anyOf(hasDescendant(declRefExpr(to(equalsNode(D)))),
+                           hasDescendant(memberExpr(member(equalsNode(D)))),
+                           declRefExpr(to(equalsNode(D))),
+                           memberExpr(member(equalsNode(D))))),
+                *S, Ctx)
+              .empty();
 }
 
 /// A call that loads weights (a callee named load or restore) into the

@@ -44,7 +44,8 @@ void normalize(Polynomial &P) {
     else
       It->Coef += M.Coef;
   }
-  llvm::erase_if(Out, [](const Monomial &M) { return std::fabs(M.Coef) < 1e-12; });
+  llvm::erase_if(Out,
+                 [](const Monomial &M) { return std::fabs(M.Coef) < 1e-12; });
   P = std::move(Out);
 }
 
@@ -356,7 +357,8 @@ bool isRepeatableCall(const Expr *E, unsigned Depth) {
     return Pure && allRepeatable(Op->arguments(), Depth);
   }
   if (std::optional<TorchCall> C = torchCall(E))
-    return (isPureTensorMethod(C->Name) || fnNamed(C->Name) != PointwiseFn::None) &&
+    return (isPureTensorMethod(C->Name) ||
+            fnNamed(C->Name) != PointwiseFn::None) &&
            allRepeatable(C->Args, Depth);
   if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
     return allRepeatable(CE->arguments(), Depth);
@@ -703,9 +705,9 @@ const VarDecl *PointwiseFormulas::readableLocal(const Expr *E) const {
     return !SM.isBeforeInTranslationUnit(L, R.getBegin()) &&
            !SM.isBeforeInTranslationUnit(R.getEnd(), L);
   };
-  for (const BoundNodes &N :
-       ast_matchers::match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("ref")),
-             *Body, Ctx)) {
+  for (const BoundNodes &N : ast_matchers::match(
+           findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("ref")), *Body,
+           Ctx)) {
     SourceLocation L = N.getNodeAs<DeclRefExpr>("ref")->getBeginLoc();
     // Inside the formula, what else its fix removes, or the initializer of
     // a local read through already (a chain of locals: `e = exp(x)`,
@@ -849,7 +851,8 @@ std::optional<FusedFormula> PointwiseFormulas::matchQuotient(const Expr *Num,
   const PointwiseAtom *Exp = single(N, 1);
   const PointwiseAtom *Sum = single(D, 1);
   if (!Exp || !Sum || Exp->Fn != PointwiseFn::Exp ||
-      Sum->Fn != PointwiseFn::Sum || !Sum->KeepDim || single(Sum->ArgForm, 1) != Exp)
+      Sum->Fn != PointwiseFn::Sum || !Sum->KeepDim ||
+      single(Sum->ArgForm, 1) != Exp)
     return std::nullopt;
   return FusedFormula{"softmax", "softmax", "", Exp->Arg, Sum->Dim,
                       ", without overflow for large inputs", true};
@@ -941,7 +944,9 @@ PointwiseFormulas::matchLog(const PointwiseAtom &Log) {
     return std::nullopt;
   std::optional<double> L = constantValue(Plus->L, Ctx);
   std::optional<double> R = constantValue(Plus->R, Ctx);
-  const Expr *X = L && near(*L, 1) ? Plus->R : R && near(*R, 1) ? Plus->L : nullptr;
+  const Expr *X = L && near(*L, 1)   ? Plus->R
+                  : R && near(*R, 1) ? Plus->L
+                                     : nullptr;
   if (!X || !isTensorExpr(X))
     return std::nullopt;
   Polynomial Rest = sum(P, constantPoly(1), -1);
@@ -1477,9 +1482,9 @@ PointwiseFormulas::removedLocals(llvm::ArrayRef<const Expr *> Kept) const {
   return Removed;
 }
 
-unsigned
-PointwiseFormulas::kernelsRemoved(llvm::ArrayRef<const Expr *> Kept,
-                                  llvm::ArrayRef<const VarDecl *> Removed) const {
+unsigned PointwiseFormulas::kernelsRemoved(
+    llvm::ArrayRef<const Expr *> Kept,
+    llvm::ArrayRef<const VarDecl *> Removed) const {
   const SourceManager &SM = Ctx.getSourceManager();
   llvm::SmallVector<const Expr *, 4> Written = {Root};
   for (const VarDecl *VD : Removed)

@@ -204,7 +204,8 @@ public:
       return true;
     auto *FD = dyn_cast<FunctionDecl>(D);
     if (!FD || !FD->doesThisDeclarationHaveABody() ||
-        (isa<CXXMethodDecl>(FD) && cast<CXXMethodDecl>(FD)->getParent()->isLambda()))
+        (isa<CXXMethodDecl>(FD) &&
+         cast<CXXMethodDecl>(FD)->getParent()->isLambda()))
       return RecursiveASTVisitor::TraverseDecl(D);
     const auto *Method = dyn_cast<CXXMethodDecl>(FD);
     bool InModule = Method && utils::isSameOrDerivedFrom(Method->getParent(),

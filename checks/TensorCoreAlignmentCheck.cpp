@@ -202,7 +202,8 @@ void TensorCoreAlignmentCheck::registerMatchers(MatchFinder *Finder) {
           .bind("cuda"),
       this);
   Finder->addMatcher(
-      callExpr(User, callee(functionDecl(hasName("::torch::cuda::is_available"))))
+      callExpr(User,
+               callee(functionDecl(hasName("::torch::cuda::is_available"))))
           .bind("cuda"),
       this);
   Finder->addMatcher(stringLiteral(User).bind("device-string"), this);

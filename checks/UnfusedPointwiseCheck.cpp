@@ -240,7 +240,8 @@ void UnfusedPointwiseCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Root)
     return;
   std::optional<FusedFix> Fix = fusedFix(Root, {}, Ctx, Formulas, 0);
-  if (!Fix || (Fix->Formula.Function == "softmax" && isArgumentOfLog(Root, Ctx)))
+  if (!Fix ||
+      (Fix->Formula.Function == "softmax" && isArgumentOfLog(Root, Ctx)))
     return;
   std::string Format = "%0 written out in %1 kernels; '%2' computes it in ";
   Format += Fix->Calls == 1 ? "one" : "%3";

@@ -170,10 +170,9 @@ std::optional<bool> evaluateBool(const Expr *E, const ASTContext &Ctx) {
 /// How \p Call to \p Method zero-fills, or std::nullopt where it resets or
 /// its argument is not a constant. \p DefaultSetToNone receives the value of
 /// the parameter's default, when there is one to read.
-std::optional<ZeroFillKind> zeroFillKind(const CXXMemberCallExpr *Call,
-                                         const CXXMethodDecl *Method,
-                                         const ASTContext &Ctx,
-                                         std::optional<bool> &DefaultSetToNone) {
+std::optional<ZeroFillKind>
+zeroFillKind(const CXXMemberCallExpr *Call, const CXXMethodDecl *Method,
+             const ASTContext &Ctx, std::optional<bool> &DefaultSetToNone) {
   if (Method->getNumParams() == 0)
     return ZeroFillKind::NoParameter;
   if (const ParmVarDecl *Param = Method->getParamDecl(0);

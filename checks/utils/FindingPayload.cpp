@@ -96,7 +96,8 @@ bool addConstruction(const VarDecl *VD, FindingPayload &P, ASTContext &Ctx,
   for (const BoundNodes &N :
        match(findAll(declRefExpr(to(varDecl())).bind("ref")), *VD->getInit(),
              Ctx)) {
-    const auto *Used = cast<VarDecl>(N.getNodeAs<DeclRefExpr>("ref")->getDecl());
+    const auto *Used =
+        cast<VarDecl>(N.getNodeAs<DeclRefExpr>("ref")->getDecl());
     if (isRecordNamed(Used->getType(), "Device"))
       Devices.push_back(Used);
     else if (!isInLibTorchHeader(Used->getLocation(),
