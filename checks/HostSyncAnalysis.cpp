@@ -874,6 +874,12 @@ std::optional<DynTypedNode> onlyParent(const Stmt &S, ASTContext &Ctx) {
   DynTypedNodeList Parents = Ctx.getParents(S);
   if (Parents.size() == 1)
     return Parents[0];
+  // An element the semantic form converts (`{b, row}` making TensorIndex
+  // objects): the conversion, not the syntactic list.
+  if (Parents.size() == 2)
+    for (unsigned I = 0; I < 2; ++I)
+      if (Parents[1 - I].get<InitListExpr>() && !Parents[I].get<InitListExpr>())
+        return Parents[I];
   for (const DynTypedNode &P : Parents)
     if (const auto *List = P.get<InitListExpr>();
         List && List->isSemanticForm())
@@ -1109,8 +1115,12 @@ std::optional<UseKind> useIn(const Stmt *Parent, const Stmt *Cur) {
           MaterializeTemporaryExpr, CXXBindTemporaryExpr, ExprWithCleanups,
           InitListExpr, CXXStdInitializerListExpr>(Parent))
     return std::nullopt;
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(Parent))
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Parent)) {
+    // `t.index({b, row, col})`: an integer made a tensor index is an index.
+    if (utils::isRecordNamed(CE->getType(), "TensorIndex"))
+      return UseKind::Control;
     return explicitArgs(CE) == 1 ? std::nullopt : std::optional(UseKind::Other);
+  }
   if (isa<UnaryOperator, BinaryOperator>(Parent))
     return useInOperator(Parent, Cur);
   if (const auto *CO = dyn_cast<ConditionalOperator>(Parent))

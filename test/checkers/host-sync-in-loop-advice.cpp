@@ -24,6 +24,10 @@ void positiveIndexAndBound(const Tensor &Labels, const Tensor &Lengths,
     Tensor Row = Values[Labels[I].item<int64_t>()];
     // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: 'item()' synchronizes {{.*}}; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
     (void)Row;
+    int64_t Col = Lengths[I].item<int64_t>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'item()' synchronizes {{.*}}; copy the tensor once with .cpu() before the loop, or keep the computation on the device [torch-host-sync-in-loop]
+    Tensor Cell = Values.index({I, Col});
+    (void)Cell;
   }
 }
 
