@@ -1253,6 +1253,11 @@ std::optional<UseKind> SyncAnalysis::useInHostCall(const CallExpr *CE,
   if (const auto *Arg = dyn_cast<Expr>(Cur);
       Arg && !isTensorType(Arg->getType()) && feedsTheSync(CE))
     return UseKind::Exit;
+  // `std::floor(v)`, `std::max(a, v)`: a number computed from the value, as
+  // arithmetic is; its use decides.
+  if (const FunctionDecl *FD = CE->getDirectCallee();
+      FD && FD->isInStdNamespace() && CE->getType()->isArithmeticType())
+    return useOf(CE, Depth);
   return isLookup(CE) ? UseKind::HostOnly : UseKind::Other;
 }
 
