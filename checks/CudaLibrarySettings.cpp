@@ -440,17 +440,113 @@ bool buildsConvolutionalNetwork(ASTContext &Ctx,
   return Convolutions > 0 && Convolutions >= 3 * Linears;
 }
 
+/// Whether \p S is written in \p Outer.
+static bool isWithin(const Stmt *S, const Stmt *Outer,
+                     const SourceManager &SM) {
+  return S && Outer &&
+         SM.isPointWithin(SM.getExpansionLoc(S->getBeginLoc()),
+                          SM.getExpansionLoc(Outer->getBeginLoc()),
+                          SM.getExpansionLoc(Outer->getEndLoc()));
+}
+
+/// The variable \p E names (`model`, `model->`, `this->model`), or null.
+static const ValueDecl *namedObject(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E);
+      OC && OC->getOperator() == OO_Arrow && OC->getNumArgs() == 1)
+    E = OC->getArg(0)->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return Ref->getDecl();
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    return ME->getMemberDecl();
+  return nullptr;
+}
+
+/// Whether the training loop, or a function it calls, runs \p S or names
+/// \p D.
+bool ProgramFacts::inTraining(const Stmt *S, const ValueDecl *D) const {
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (S && isWithin(S, TrainingLoop, SM))
+    return true;
+  auto Names = expr(anyOf(declRefExpr(to(valueDecl(equalsNode(D)))),
+                          memberExpr(member(equalsNode(D)))));
+  if (D && !match(stmt(hasDescendant(Names)), *TrainingLoop, Ctx).empty())
+    return true;
+  if (!S)
+    return false;
+  for (const BoundNodes &N :
+       match(stmt(forEachDescendant(callExpr(callee(
+                 functionDecl(isDefinition(), hasBody(stmt().bind("body"))))))),
+             *TrainingLoop, Ctx))
+    if (isWithin(S, N.getNodeAs<Stmt>("body"), SM))
+      return true;
+  return false;
+}
+
+/// Whether a mention of half or bfloat16 reaches the training: it is in the
+/// training loop (or a function it calls), it converts a module the loop
+/// runs (`model->to(device, torch::kHalf)`, `model->half()`), or it is the
+/// value of a local variable that one of these uses.
+bool ProgramFacts::reachesTraining(const Stmt *Mention, unsigned Depth) const {
+  if (inTraining(Mention, nullptr))
+    return true;
+  const Stmt *Cur = Mention;
+  for (unsigned Step = 0; Step < 12 && Cur; ++Step) {
+    // A conversion of something that is not a tensor: a module.
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Cur);
+        MC && !utils::isTensorType(MC->getImplicitObjectArgument()->getType()))
+      if (const ValueDecl *Module =
+              namedObject(MC->getImplicitObjectArgument()))
+        return inTraining(nullptr, Module);
+    DynTypedNodeList Parents = Ctx.getParents(*Cur);
+    if (Parents.empty())
+      return false;
+    if (const auto *VD = Parents[0].get<VarDecl>())
+      return Depth < MaxVariableDepth && usedForTraining(VD, Depth + 1);
+    const auto *P = Parents[0].get<Stmt>();
+    if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+        BO && BO->getOpcode() == BO_Assign && BO->getRHS() == Cur)
+      if (const auto *VD = dyn_cast_or_null<VarDecl>(namedObject(BO->getLHS())))
+        return Depth < MaxVariableDepth && usedForTraining(VD, Depth + 1);
+    Cur = P;
+  }
+  return false;
+}
+
+/// Whether a use of \p VD reaches the training (reachesTraining).
+bool ProgramFacts::usedForTraining(const VarDecl *VD, unsigned Depth) const {
+  const auto *Fn =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  if (!Fn || !Fn->getBody())
+    return false;
+  for (const BoundNodes &N :
+       match(stmt(forEachDescendant(
+                 declRefExpr(to(varDecl(equalsNode(VD)))).bind("ref"))),
+             *Fn->getBody(), Ctx))
+    if (reachesTraining(N.getNodeAs<Stmt>("ref"), Depth))
+      return true;
+  return false;
+}
+
 bool ProgramFacts::usesReducedPrecision() const {
+  auto Autocast = callExpr(
+      callee(functionDecl(hasAncestor(namespaceDecl(hasName("autocast"))))));
   auto Reduced =
       stmt(anyOf(declRefExpr(to(namedDecl(hasAnyName(
                      "kHalf", "kBFloat16", "kFloat16", "Half", "BFloat16")))),
-                 callExpr(callee(functionDecl(
-                     hasAncestor(namespaceDecl(hasName("autocast")))))),
                  cxxMemberCallExpr(
                      callee(cxxMethodDecl(hasAnyName("half", "bfloat16"))))));
-  for (Decl *D : Decls)
-    if (!match(decl(forEachDescendant(Reduced.bind("r"))), *D, Ctx).empty())
+  for (Decl *D : Decls) {
+    // Autocast is a setting of the thread: it holds wherever it is made.
+    if (!match(decl(forEachDescendant(Autocast)), *D, Ctx).empty())
       return true;
+    // A second model converted to half precision (for inference, for a
+    // teacher) leaves the FP32 model that trains as it is.
+    for (const BoundNodes &N :
+         match(decl(forEachDescendant(Reduced.bind("r"))), *D, Ctx))
+      if (!TrainingLoop || reachesTraining(N.getNodeAs<Stmt>("r"), 0))
+        return true;
+  }
   return false;
 }
 

@@ -72,7 +72,8 @@ public:
   /// (buildsConvolutionalNetwork), and no module class built in another file
   /// adds matmul layers.
   bool isConvolutionalNetwork() const;
-  /// It names half or bfloat16, or uses autocast.
+  /// It uses autocast, or trains in half or bfloat16: a mention of them
+  /// reaches the training loop (reachesTraining).
   bool usesReducedPrecision() const;
   /// The main file is a test (a tests/ folder, *_test.cpp, *_tests.cpp):
   /// short runs that compare numbers, where global speed settings are not
@@ -97,6 +98,9 @@ private:
   /// The index says a module class the program uses (or one of its bases)
   /// builds a convolution (\p Conv) or a matmul layer in another file.
   bool indexedModuleBuilds(bool Conv) const;
+  bool inTraining(const Stmt *S, const ValueDecl *D) const;
+  bool reachesTraining(const Stmt *Mention, unsigned Depth) const;
+  bool usedForTraining(const VarDecl *VD, unsigned Depth) const;
 
   ASTContext &Ctx;
   const utils::ProjectIndex *Index;

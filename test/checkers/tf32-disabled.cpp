@@ -21,6 +21,11 @@
 // LibTorch 1.7 to 1.11 allow TF32 for cuBLAS by default, and earlier
 // versions have no TF32: silent.
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_none -DTORCH_VERSION_MAJOR=1 -DTORCH_VERSION_MINOR=10
+// Reduced precision counts for the model that trains: a second model in
+// half precision leaves the advice (reported), converting the trained one
+// does not (silent).
+// RUN: %check_torch_tidy %s torch-tf32-disabled %t.other -- -- %torch_mock_1_13 -DOTHER_MODEL_HALF
+// RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DTRAINED_MODEL_HALF
 // A header's device before main()'s: reported at main()'s, in the main file.
 // RUN: %check_torch_tidy %s torch-tf32-disabled %t.helper -- -- %torch_mock_1_13 -DDEBUG_HELPER -I%S/Inputs
 
@@ -77,7 +82,7 @@ int main() {
 #else
   torch::Device Device("cuda:0");
   // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: FP32 matmuls train on a device that can be CUDA with TF32 off for cuBLAS: Linear, matmul and attention layers miss the tensor cores of Ampere and later GPUs; allow TF32 once with 'at::globalContext().setFloat32MatmulPrecision("high")', which keeps about 10 bits of mantissa in matmul inputs [torch-tf32-disabled]
-  // CHECK-MESSAGES: :99:3: note: training loop here
+  // CHECK-MESSAGES: :104:3: note: training loop here
   // CHECK-FIXES: {{^}}  torch::Device Device("cuda:0");{{$}}
   // CHECK-FIXES-NEXT: {{^}}  at::globalContext().setFloat32MatmulPrecision("high");{{$}}
 #endif
@@ -102,4 +107,15 @@ int main() {
     Loss.backward();
     Opt.step();
   }
+#ifdef OTHER_MODEL_HALF
+  // A second model converted to half precision for inference: the FP32 model
+  // that trains still gets the advice.
+  Net Student;
+  Student->to(Device, torch::kHalf);
+  Student->eval();
+  Student(torch::randn({8, 16}, Device).to(torch::kHalf));
+#endif
+#ifdef TRAINED_MODEL_HALF
+  Model->to(Device, torch::kHalf);
+#endif
 }

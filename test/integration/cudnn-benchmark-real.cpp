@@ -65,4 +65,11 @@ int main() {
     loss.backward();
     optimizer.step();
   }
+#ifdef OTHER_MODEL_HALF
+  // A second model in half precision, for inference only.
+  Net student;
+  student->to(device, torch::kHalf);
+  student->eval();
+  student->forward(torch::randn({1, 1, 28, 28}, device).to(torch::kHalf));
+#endif
 }

@@ -4,6 +4,9 @@
 // same headers.
 // REQUIRES: real-libtorch
 // RUN: %check_torch_tidy --check-suffix=TF32 %S/cudnn-benchmark-real.cpp torch-tf32-disabled %t -- -- %torch_real
+// A second model converted to half precision for inference: the FP32 model
+// that trains still gets the advice.
+// RUN: %check_torch_tidy --check-suffix=TF32 %S/cudnn-benchmark-real.cpp torch-tf32-disabled %t.other -- -- %torch_real -DOTHER_MODEL_HALF
 // The matmul precision set: silent.
 // RUN: %check_torch_tidy --drop-checks=. %S/cudnn-benchmark-real.cpp torch-tf32-disabled %t -- -- %torch_real -DTF32
 // LibTorch's own headers stay silent even with every header let through.
