@@ -483,42 +483,55 @@ bool ProgramFacts::inTraining(const Stmt *S, const ValueDecl *D) const {
   return false;
 }
 
-/// Whether a mention of half or bfloat16 reaches the training: it is in the
-/// training loop (or a function it calls), it converts a module the loop
-/// runs (`model->to(device, torch::kHalf)`, `model->half()`), or it is the
-/// value of a local variable that one of these uses.
+/// The object whose method or call operator \p S calls, when it is not a
+/// tensor (a module, a container), or null.
+static const Expr *calledObject(const Stmt *S) {
+  const Expr *Object = nullptr;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+    Object = MC->getImplicitObjectArgument();
+  else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S);
+           OC && OC->getOperator() == OO_Call && OC->getNumArgs() > 0)
+    Object = OC->getArg(0);
+  return Object && !utils::isTensorType(Object->getType()) ? Object : nullptr;
+}
+
+/// Whether a mention of half or bfloat16 may reach the training: it is in
+/// the training loop (or a function it calls), it converts or feeds a module
+/// the loop runs (`model->to(device, torch::kHalf)`, `model->half()`), or it
+/// is the value of a variable that one of these uses. Only a mention shown
+/// to serve another module (a second model converted for inference) does
+/// not count: where the walk cannot tell, it counts.
 bool ProgramFacts::reachesTraining(const Stmt *Mention, unsigned Depth) const {
   if (inTraining(Mention, nullptr))
     return true;
   const Stmt *Cur = Mention;
   for (unsigned Step = 0; Step < 12 && Cur; ++Step) {
-    // A conversion of something that is not a tensor: a module.
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Cur);
-        MC && !utils::isTensorType(MC->getImplicitObjectArgument()->getType()))
-      if (const ValueDecl *Module =
-              namedObject(MC->getImplicitObjectArgument()))
-        return inTraining(nullptr, Module);
+    // A parameter may be the trained model, whatever its callers pass.
+    if (const Expr *Object = calledObject(Cur))
+      if (const ValueDecl *Module = namedObject(Object))
+        return isa<ParmVarDecl>(Module) || inTraining(nullptr, Module);
     DynTypedNodeList Parents = Ctx.getParents(*Cur);
     if (Parents.empty())
-      return false;
+      return true;
     if (const auto *VD = Parents[0].get<VarDecl>())
-      return Depth < MaxVariableDepth && usedForTraining(VD, Depth + 1);
+      return Depth >= MaxVariableDepth || usedForTraining(VD, Depth + 1);
     const auto *P = Parents[0].get<Stmt>();
     if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
         BO && BO->getOpcode() == BO_Assign && BO->getRHS() == Cur)
       if (const auto *VD = dyn_cast_or_null<VarDecl>(namedObject(BO->getLHS())))
-        return Depth < MaxVariableDepth && usedForTraining(VD, Depth + 1);
+        return Depth >= MaxVariableDepth || usedForTraining(VD, Depth + 1);
     Cur = P;
   }
-  return false;
+  return true;
 }
 
-/// Whether a use of \p VD reaches the training (reachesTraining).
+/// Whether a use of \p VD may reach the training (reachesTraining); a
+/// variable that is not a function's local may be read anywhere.
 bool ProgramFacts::usedForTraining(const VarDecl *VD, unsigned Depth) const {
   const auto *Fn =
       dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
-  if (!Fn || !Fn->getBody())
-    return false;
+  if (!VD->isLocalVarDecl() || !Fn || !Fn->getBody())
+    return true;
   for (const BoundNodes &N :
        match(stmt(forEachDescendant(
                  declRefExpr(to(varDecl(equalsNode(VD)))).bind("ref"))),

@@ -26,6 +26,7 @@
 // does not (silent).
 // RUN: %check_torch_tidy %s torch-tf32-disabled %t.other -- -- %torch_mock_1_13 -DOTHER_MODEL_HALF
 // RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DTRAINED_MODEL_HALF
+// RUN: %check_torch_tidy --drop-checks=. %s torch-tf32-disabled %t -- -- %torch_mock_1_13 -DTRAINED_MODEL_HALF_HELPER
 // A header's device before main()'s: reported at main()'s, in the main file.
 // RUN: %check_torch_tidy %s torch-tf32-disabled %t.helper -- -- %torch_mock_1_13 -DDEBUG_HELPER -I%S/Inputs
 
@@ -82,7 +83,7 @@ int main() {
 #else
   torch::Device Device("cuda:0");
   // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: FP32 matmuls train on a device that can be CUDA with TF32 off for cuBLAS: Linear, matmul and attention layers miss the tensor cores of Ampere and later GPUs; allow TF32 once with 'at::globalContext().setFloat32MatmulPrecision("high")', which keeps about 10 bits of mantissa in matmul inputs [torch-tf32-disabled]
-  // CHECK-MESSAGES: :104:3: note: training loop here
+  // CHECK-MESSAGES: :105:3: note: training loop here
   // CHECK-FIXES: {{^}}  torch::Device Device("cuda:0");{{$}}
   // CHECK-FIXES-NEXT: {{^}}  at::globalContext().setFloat32MatmulPrecision("high");{{$}}
 #endif
@@ -117,5 +118,10 @@ int main() {
 #endif
 #ifdef TRAINED_MODEL_HALF
   Model->to(Device, torch::kHalf);
+#endif
+#ifdef TRAINED_MODEL_HALF_HELPER
+  // Converted through a parameter: it may be the trained model.
+  auto ToHalf = [](Net &M) { M->to(torch::kHalf); };
+  ToHalf(Model);
 #endif
 }
