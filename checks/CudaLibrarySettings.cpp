@@ -10,6 +10,7 @@
 #include "utils/DeviceAnalysis.h"
 #include "utils/LibTorchHeaders.h"
 #include "utils/LibTorchNames.h"
+#include "utils/ParentWalk.h"
 #include "utils/ProjectIndex.h"
 #include "utils/TorchCheck.h"
 #include "utils/TrainingCode.h"
@@ -440,15 +441,6 @@ bool buildsConvolutionalNetwork(ASTContext &Ctx,
   return Convolutions > 0 && Convolutions >= 3 * Linears;
 }
 
-/// Whether \p S is written in \p Outer.
-static bool isWithin(const Stmt *S, const Stmt *Outer,
-                     const SourceManager &SM) {
-  return S && Outer &&
-         SM.isPointWithin(SM.getExpansionLoc(S->getBeginLoc()),
-                          SM.getExpansionLoc(Outer->getBeginLoc()),
-                          SM.getExpansionLoc(Outer->getEndLoc()));
-}
-
 /// The variable \p E names (`model`, `model->`, `this->model`), or null.
 static const ValueDecl *namedObject(const Expr *E) {
   E = E->IgnoreParenImpCasts();
@@ -466,7 +458,7 @@ static const ValueDecl *namedObject(const Expr *E) {
 /// \p D.
 bool ProgramFacts::inTraining(const Stmt *S, const ValueDecl *D) const {
   const SourceManager &SM = Ctx.getSourceManager();
-  if (S && isWithin(S, TrainingLoop, SM))
+  if (S && utils::isWrittenWithin(S, TrainingLoop, SM))
     return true;
   auto Names = expr(anyOf(declRefExpr(to(valueDecl(equalsNode(D)))),
                           memberExpr(member(equalsNode(D)))));
@@ -478,7 +470,7 @@ bool ProgramFacts::inTraining(const Stmt *S, const ValueDecl *D) const {
        match(stmt(forEachDescendant(callExpr(callee(
                  functionDecl(isDefinition(), hasBody(stmt().bind("body"))))))),
              *TrainingLoop, Ctx))
-    if (isWithin(S, N.getNodeAs<Stmt>("body"), SM))
+    if (utils::isWrittenWithin(S, N.getNodeAs<Stmt>("body"), SM))
       return true;
   return false;
 }

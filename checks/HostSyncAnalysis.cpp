@@ -19,6 +19,7 @@
 #include "utils/LibTorchHeaders.h"
 #include "utils/LibTorchNames.h"
 #include "utils/Operators.h"
+#include "utils/ParentWalk.h"
 #include "clang-tidy/utils/DeclRefExprUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
@@ -1394,11 +1395,7 @@ UseKind SyncAnalysis::useOfContainer(const VarDecl *VD, unsigned Depth) {
 
 /// Whether \p S is written inside \p Outer.
 bool SyncAnalysis::isInside(const Stmt *S, const Stmt *Outer) const {
-  if (!S || !Outer)
-    return false;
-  SourceLocation Loc = SM.getExpansionLoc(S->getBeginLoc());
-  return SM.isPointWithin(Loc, SM.getExpansionLoc(Outer->getBeginLoc()),
-                          SM.getExpansionLoc(Outer->getEndLoc()));
+  return utils::isWrittenWithin(S, Outer, SM);
 }
 
 /// The strongest use of a local variable in its function, or in \p Within

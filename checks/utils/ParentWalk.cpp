@@ -4,6 +4,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
 
 namespace clang::tidy::torch::utils {
 
@@ -38,6 +39,14 @@ const Stmt *enclosingFunctionBody(const VarDecl *VD) {
   const auto *FD =
       dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
   return FD ? FD->getBody() : nullptr;
+}
+
+bool isWrittenWithin(const Stmt *S, const Stmt *Outer,
+                     const SourceManager &SM) {
+  return S && Outer &&
+         SM.isPointWithin(SM.getExpansionLoc(S->getBeginLoc()),
+                          SM.getExpansionLoc(Outer->getBeginLoc()),
+                          SM.getExpansionLoc(Outer->getEndLoc()));
 }
 
 } // namespace clang::tidy::torch::utils

@@ -14,6 +14,7 @@ namespace clang {
 class ASTContext;
 class CompoundStmt;
 class FunctionDecl;
+class SourceManager;
 class Stmt;
 class VarDecl;
 } // namespace clang
@@ -31,6 +32,11 @@ const Stmt *enclosingFunctionBody(const VarDecl *VD);
 
 /// The function whose body or constructor initializers hold \p S, or null.
 const FunctionDecl *enclosingFunction(const Stmt *S, ASTContext &Ctx);
+
+/// Whether \p S is written inside \p Outer (by expansion locations); false
+/// when either is null.
+bool isWrittenWithin(const Stmt *S, const Stmt *Outer,
+                     const SourceManager &SM);
 
 } // namespace clang::tidy::torch::utils
 
