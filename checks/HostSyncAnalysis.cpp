@@ -20,6 +20,7 @@
 #include "utils/LibTorchNames.h"
 #include "utils/Operators.h"
 #include "utils/ParentWalk.h"
+#include "utils/TrainingCode.h"
 #include "clang-tidy/utils/DeclRefExprUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
@@ -736,6 +737,8 @@ const SyncAnalysis::Summary &SyncAnalysis::summarize(const FunctionDecl *FD,
 
 /// A loop that runs a training or evaluation step: it calls backward(), an
 /// optimizer's step() or a module's forward(), or iterates a data loader.
+/// In a module's own methods a loop of forwards goes over layers or time
+/// steps: there only backward() or a step counts.
 bool SyncAnalysis::isTrainingLoop(const Stmt *Loop) {
   if (const auto *RF = dyn_cast<CXXForRangeStmt>(Loop)) {
     QualType RangeType = RF->getRangeInit()->getType();
@@ -743,37 +746,43 @@ bool SyncAnalysis::isTrainingLoop(const Stmt *Loop) {
       if (RD->getName().contains("DataLoader"))
         return true;
   }
-  return containsTrainingStep(loopBody(Loop), /*CallBudget=*/1);
+  bool ForwardCounts =
+      !utils::runsWithinAStep(utils::enclosingFunction(Loop, Ctx));
+  return containsTrainingStep(loopBody(Loop), /*CallBudget=*/1,
+                              ForwardCounts);
 }
 
-bool SyncAnalysis::containsTrainingStep(const Stmt *S, unsigned CallBudget) {
+bool SyncAnalysis::containsTrainingStep(const Stmt *S, unsigned CallBudget,
+                                        bool ForwardCounts) {
   if (!S || isa<LambdaExpr>(S))
     return false;
   if (const auto *CE = dyn_cast<CallExpr>(S)) {
     // In a template: `model->forward(x)`, `optimizer.step()` on objects of
     // a dependent type.
     llvm::StringRef Dependent = dependentMemberName(CE);
-    if (Dependent == "backward" || Dependent == "forward" ||
-        Dependent == "step")
+    if (Dependent == "backward" || Dependent == "step" ||
+        (ForwardCounts && Dependent == "forward"))
       return true;
     const FunctionDecl *FD = CE->getDirectCallee();
     if (FD && FD->getIdentifier()) {
       llvm::StringRef Name = FD->getName();
-      if (Name == "backward" || Name == "forward" || Name == "step")
+      if (Name == "backward" || Name == "step" ||
+          (ForwardCounts && Name == "forward"))
         return true;
       if (CallBudget > 0 && isUserFunction(FD, SM) &&
-          containsTrainingStep(FD->getDefinition()->getBody(), CallBudget - 1))
+          containsTrainingStep(FD->getDefinition()->getBody(), CallBudget - 1,
+                               ForwardCounts))
         return true;
     }
     // model(x) through ModuleHolder::operator().
     if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE);
-        OC && OC->getOperator() == OO_Call && FD &&
+        ForwardCounts && OC && OC->getOperator() == OO_Call && FD &&
         FD->getQualifiedNameAsString().find("ModuleHolder") !=
             std::string::npos)
       return true;
   }
   for (const Stmt *Child : S->children())
-    if (containsTrainingStep(Child, CallBudget))
+    if (containsTrainingStep(Child, CallBudget, ForwardCounts))
       return true;
   return false;
 }

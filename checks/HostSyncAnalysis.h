@@ -178,7 +178,8 @@ private:
   void addSite(const Expr *E, FoundSync Found, WalkResult &R);
   bool isTimingSync(const Expr *E);
   bool isTrainingLoop(const Stmt *Loop);
-  bool containsTrainingStep(const Stmt *S, unsigned CallBudget);
+  bool containsTrainingStep(const Stmt *S, unsigned CallBudget,
+                            bool ForwardCounts = true);
   bool resultIsDereferenced(const Expr *Call);
 
   static bool isUserFunction(const FunctionDecl *FD, const SourceManager &SM) {

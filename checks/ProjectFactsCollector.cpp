@@ -13,6 +13,7 @@
 #include "utils/LibTorchNames.h"
 #include "utils/TorchCheck.h"
 #include "utils/ProjectIndex.h"
+#include "utils/TrainingCode.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Preprocessor.h"
@@ -30,15 +31,6 @@ namespace {
 std::atomic<bool> FactsEnabled{false};
 bool FactsAlone = false;
 std::string LastFacts;
-
-/// A module's forward() or a functor's operator(): per step by convention.
-bool isPerStepByConvention(const FunctionDecl *FD) {
-  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
-  if (!MD || MD->getParent()->isLambda())
-    return false;
-  return MD->getOverloadedOperator() == OO_Call ||
-         (MD->getIdentifier() && MD->getName() == "forward");
-}
 
 /// How a message names a function: 'Class::name' for a method.
 std::string displayName(const FunctionDecl *FD) {
@@ -392,7 +384,7 @@ private:
     F.Usr = utils::usrOf(FD);
     F.Name = displayName(FD);
     F.Where = placeOf(FD->getLocation());
-    F.PerStepByConvention = isPerStepByConvention(FD);
+    F.PerStepByConvention = utils::isPerStepByConvention(FD);
     F.IsMain = FD->isMain();
     F.SelectsCuda = hostsync::mentionsCuda(FD, Ctx, SM);
     F.ReturnsHostData = returnsHostTensor(FD, Ctx);

@@ -29,6 +29,20 @@ bool isTrainingCall(const FunctionDecl *FD) {
          isSameOrDerivedFrom(M->getParent(), "torch::optim::Optimizer");
 }
 
+bool isPerStepByConvention(const FunctionDecl *FD) {
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
+  if (!MD || MD->getParent()->isLambda())
+    return false;
+  return MD->getOverloadedOperator() == OO_Call ||
+         (MD->getIdentifier() && MD->getName() == "forward");
+}
+
+bool runsWithinAStep(const FunctionDecl *FD) {
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
+  return isPerStepByConvention(FD) ||
+         (MD && isSameOrDerivedFrom(MD->getParent(), "torch::nn::Module"));
+}
+
 bool needsGradients(const CallExpr *Call, ASTContext &Ctx) {
   const FunctionDecl *FD = Call->getDirectCallee();
   if (isTrainingCall(FD))

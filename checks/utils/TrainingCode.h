@@ -25,6 +25,14 @@ namespace clang::tidy::torch::utils {
 /// backward() of a tensor, torch::autograd::backward, an optimizer's step().
 bool isTrainingCall(const FunctionDecl *FD);
 
+/// A module's forward() or a functor's operator(): per step by convention.
+bool isPerStepByConvention(const FunctionDecl *FD);
+
+/// Code that runs within one step: a per-step-by-convention function or
+/// another method of a module (a decoder's generate()). A loop of its own
+/// that only runs forwards goes over layers or time steps, not over steps.
+bool runsWithinAStep(const FunctionDecl *FD);
+
 /// A call whose result needs gradients: a training call,
 /// torch::autograd::grad, or requires_grad_(true) / set_requires_grad(true).
 bool needsGradients(const CallExpr *Call, ASTContext &Ctx);

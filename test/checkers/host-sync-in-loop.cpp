@@ -477,3 +477,47 @@ void negativeLibTorchInternals(const std::vector<Tensor> &Values) {
   float S = at::sumOfItems(Values);
   (void)S;
 }
+
+// A model whose forward() loops over its layers: that loop is one forward
+// pass, so the training loop that calls it is no epoch loop, and its
+// per-step read is reported.
+struct LayeredNet : torch::nn::Module {
+  std::vector<torch::nn::Linear> Layers;
+  Tensor forward(Tensor X) {
+    for (auto &Layer : Layers)
+      X = Layer->forward(X);
+    return X;
+  }
+};
+
+void trainLayered(LayeredNet &Net, const std::vector<Tensor> &Batches,
+                  torch::optim::SGD &Optimizer) {
+  float Total = 0;
+  for (const auto &X : Batches) {
+    Tensor Loss = Net.forward(X).sum();
+    Loss.backward();
+    Optimizer.step();
+    Total += Loss.cpu().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; keep the data on the device, or copy it once after the loop [torch-host-sync-in-loop]
+  }
+  std::printf("%f\n", Total);
+}
+
+// A module that trains itself: its inner loop steps the optimizer, so the
+// loop around it runs once per epoch.
+struct SelfTraining : torch::nn::Module {
+  torch::nn::Linear Head{nullptr};
+  void fit(const std::vector<Tensor> &Batches, torch::optim::SGD &Optimizer,
+           int Epochs) {
+    for (int Epoch = 0; Epoch < Epochs; ++Epoch) {
+      Tensor EpochLoss = torch::zeros({});
+      for (const auto &X : Batches) {
+        Tensor Loss = Head->forward(X).sum();
+        Loss.backward();
+        Optimizer.step();
+        EpochLoss = EpochLoss + Loss.detach();
+      }
+      std::printf("epoch %d loss %f\n", Epoch, EpochLoss.item<float>());
+    }
+  }
+};

@@ -328,6 +328,31 @@ double sumPerDevice(const std::map<c10::DeviceType, torch::Tensor> &found_inf) {
     sum += entry.second.item<double>();
   return sum;
 }
+// A model whose forward() loops over its blocks is one forward pass: the loop
+// that trains it is no epoch loop, and its per-step read is reported.
+struct StackedImpl : torch::nn::Module {
+  torch::nn::ModuleList blocks{torch::nn::ModuleList()};
+  torch::Tensor forward(torch::Tensor x) {
+    for (size_t i = 0; i < blocks->size(); ++i)
+      x = blocks[i]->as<torch::nn::Linear>()->forward(x);
+    return x;
+  }
+};
+TORCH_MODULE(Stacked);
+
+void trainStacked(Stacked &model, torch::optim::SGD &optimizer,
+                  torch::Device device, int steps) {
+  auto x = torch::randn({8, 4}).to(device);
+  float total = 0;
+  for (int step = 0; step < steps; ++step) {
+    auto loss = model->forward(x).sum();
+    loss.backward();
+    optimizer.step();
+    total += loss.cpu().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; keep the data on the device, or copy it once after the loop [torch-host-sync-in-loop]
+  }
+  std::printf("%f\n", total);
+}
 #endif // GENERIC_ONLY
 
 #if defined(GENERIC_ONLY) && defined(CPU_PROGRAM)
