@@ -271,6 +271,22 @@ bool isOstreamType(QualType T) {
   });
 }
 
+/// `out << value` on a stream: a std::ostream, or any class whose operator<<
+/// hands the object back for the next insertion (a logger's record).
+bool isInsertion(const CXXOperatorCallExpr *OC) {
+  if (OC->getOperator() != OO_LessLess || OC->getNumArgs() != 2)
+    return false;
+  QualType Out = OC->getArg(0)->getType();
+  if (isOstreamType(Out))
+    return true;
+  const auto *RD = Out.getNonReferenceType()->getAsCXXRecordDecl();
+  QualType Result = OC->getType();
+  if (const FunctionDecl *FD = OC->getDirectCallee())
+    Result = FD->getReturnType();
+  return RD && Result->isReferenceType() &&
+         Result.getNonReferenceType()->getAsCXXRecordDecl() == RD;
+}
+
 /// The stream at the left end of an `out << a << b` chain, or null.
 const Expr *insertionStream(const Expr *E) {
   const auto *OC = dyn_cast<CXXOperatorCallExpr>(ignoreTemporaries(E));
@@ -543,8 +559,11 @@ FoundSync makeFound(const Expr *E, const SyncKind &Kind,
 /// The advice that fits how the synced value is used: an accumulation is
 /// kept on the device, an index or a condition comes from a host copy made
 /// once, a logged value is logged less often.
+/// A copy to the CPU whose one element is read (`data_ptr<T>()[0]`) is
+/// advised as item() is.
 const char *hintFor(const FoundSync &F) {
-  if (F.Kind != &ItemSync)
+  bool ReadsValue = F.Kind == &ItemSync || F.Kind == &CpuCopySync;
+  if (!ReadsValue)
     return F.Kind->Hint;
   switch (F.Use) {
   case UseKind::Accumulate:
@@ -555,7 +574,7 @@ const char *hintFor(const FoundSync &F) {
   case UseKind::Log:
     return LogHint;
   default:
-    return OtherItemHint;
+    return F.Kind == &ItemSync ? OtherItemHint : F.Kind->Hint;
   }
 }
 
@@ -590,15 +609,18 @@ static bool forwardBetween(const WalkResult &R, SourceLocation First,
 }
 
 /// What of an iteration's syncs is worth reporting: not the syncs the
-/// program needs, nor its first copy whose data host code reads; a second
-/// such copy is reported with the first when a forward pass runs between
-/// them (otherwise it waits only for the few ops since the first).
+/// program needs, nor its first copy whose data host code reads; a later
+/// copy is reported with the first when a forward pass runs between them
+/// (otherwise it waits only for the few ops since the first).
 Findings findingsOf(const WalkResult &R, const SourceManager &SM) {
   Findings F;
   for (const Site &S : R.Sites) {
     if (isNeededSync(S, R, SM))
       continue;
-    if (!isHostOnlyCopy(S)) {
+    // A later copy to the CPU (one element logged, say) waits, like a second
+    // host copy, only for the work since the first.
+    bool AfterFirstCopy = F.HostCopy && S.Sync.Kind == &CpuCopySync;
+    if (!isHostOnlyCopy(S) && !AfterFirstCopy) {
       F.Reported.push_back({&S, S.Sync.FirstCopy});
       continue;
     }
@@ -1032,6 +1054,9 @@ std::optional<UseKind> useAsObject(const MemberExpr *ME) {
                                           : std::optional(UseKind::Other);
   if (!utils::isTensorRecord(M->getParent()))
     return UseKind::Other;
+  // `copy.data_ptr<float>()[0]`: one element read flows on (useIn).
+  if (M->getName().ends_with("data_ptr"))
+    return std::nullopt;
   if (isHostReadMethod(M->getName()))
     return UseKind::HostOnly;
   // `copy[0].item<int64_t>()`: the number read from a host copy is the
@@ -1053,7 +1078,7 @@ std::optional<UseKind> useInOperatorCall(const CXXOperatorCallExpr *OC,
     return std::nullopt;
   switch (OC->getOperator()) {
   case OO_LessLess:
-    if (IsFirst || !isOstreamType(OC->getArg(0)->getType()))
+    if (IsFirst || !isInsertion(OC))
       return UseKind::Other;
     return isTensorType(OC->getArg(1)->getType()) ? UseKind::HostOnly
                                                   : UseKind::Log;
@@ -1118,6 +1143,18 @@ bool isLookup(const CallExpr *CE) {
          (FD->getIdentifier() && FD->getName() == "at");
 }
 
+/// Whether a host copy's data pointer \p Cur goes on to \p Parent as one
+/// element read (`p[0]`, `*p`) or unchanged (a cast); anything else reads
+/// the copy on the host.
+bool pointerFlowsTo(const Stmt *Parent, const Stmt *Cur) {
+  if (isa<ImplicitCastExpr, ParenExpr>(Parent))
+    return true;
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Parent))
+    return AS->getBase() == Cur;
+  const auto *UO = dyn_cast<UnaryOperator>(Parent);
+  return UO && UO->getOpcode() == UO_Deref;
+}
+
 /// How \p Parent uses its child \p Cur, or std::nullopt when the value
 /// flows on through it (casts, arithmetic, comparisons, tensor views).
 std::optional<UseKind> useIn(const Stmt *Parent, const Stmt *Cur) {
@@ -1169,6 +1206,17 @@ UseKind SyncAnalysis::useOf(const Expr *E, unsigned Depth) {
     std::optional<DynTypedNode> Node = onlyParent(*Cur, Ctx);
     if (!Node)
       return UseKind::Other;
+    if (const auto *Ptr = dyn_cast<Expr>(Cur);
+        Ptr && Ptr->getType()->isPointerType()) {
+      const auto *Parent = dyn_cast_or_null<Expr>(Node->get<Stmt>());
+      if (!Parent || !pointerFlowsTo(Parent, Cur))
+        return UseKind::HostOnly;
+      if (Parent->getType()->isPointerType()) {
+        Cur = Parent;
+        continue;
+      }
+      return useOfElement(Parent, Depth);
+    }
     if (const auto *VD = Node->get<VarDecl>())
       return Depth < MaxStores ? useOfVariable(VD, Depth + 1)
                                : UseKind::Other;
@@ -1180,6 +1228,15 @@ UseKind SyncAnalysis::useOf(const Expr *E, unsigned Depth) {
     Cur = Parent;
   }
   return UseKind::Other;
+}
+
+/// One element read from a host copy's data: printed or summed, it is a
+/// value the loop could leave on the device, as item()'s; otherwise the
+/// host reads its copy.
+UseKind SyncAnalysis::useOfElement(const Expr *Element, unsigned Depth) {
+  UseKind Use = useOf(Element, Depth);
+  return Use == UseKind::Log || Use == UseKind::Accumulate ? Use
+                                                           : UseKind::HostOnly;
 }
 
 /// useIn(), and the uses it cannot tell from the two nodes alone: stores,

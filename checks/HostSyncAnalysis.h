@@ -161,6 +161,7 @@ private:
   bool isMovedToDevice(const Expr *Tensor, unsigned Depth = 0);
   UseKind useOfSync(const Expr *E);
   UseKind useOf(const Expr *E, unsigned Depth);
+  UseKind useOfElement(const Expr *Element, unsigned Depth);
   UseKind useOfVariable(const VarDecl *VD, unsigned Depth,
                         const Stmt *Within = nullptr);
   std::optional<UseKind> useInStatement(const Stmt *Parent, const Stmt *Cur,

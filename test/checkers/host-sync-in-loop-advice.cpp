@@ -86,5 +86,29 @@ void positiveOtherUses(const std::vector<Tensor> &Batches,
   }
 }
 
+// A logger whose operator<< hands the record back is a stream.
+struct LogRecord {
+  template <typename T> LogRecord &operator<<(const T &Value) {
+    (void)Value;
+    return *this;
+  }
+};
+
+// One element read from a copy's data is the value, used as item()'s is.
+void positiveOneElementOfACopy(const std::vector<Tensor> &Batches) {
+  for (const auto &X : Batches) {
+    std::cout << "loss " << computeLoss(X).cpu().data_ptr<float>()[0];
+    // CHECK-MESSAGES: :[[@LINE-1]]:44: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; log it every N steps [torch-host-sync-in-loop]
+  }
+  for (const auto &X : Batches) {
+    LogRecord() << "loss " << computeLoss(X).item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:46: warning: 'item()' synchronizes the host with the device per iteration of the loop; log it every N steps [torch-host-sync-in-loop]
+  }
+  for (const auto &X : Batches) {
+    if (*computeLoss(X).cpu().data_ptr<float>() < 0.01F)
+      break;
+  }
+}
+
 // This file runs on the GPU.
 static const torch::Device Gpu(torch::kCUDA);

@@ -498,7 +498,7 @@ void trainLayered(LayeredNet &Net, const std::vector<Tensor> &Batches,
     Loss.backward();
     Optimizer.step();
     Total += Loss.cpu().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; keep the data on the device, or copy it once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
   }
   std::printf("%f\n", Total);
 }

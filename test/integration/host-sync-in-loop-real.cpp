@@ -269,7 +269,8 @@ std::vector<int64_t> nms(torch::Tensor boxes, torch::Tensor scores,
   return keep;
 }
 
-void mergeableCopies(Net &model, torch::Device device, int steps) {
+void mergeableCopies(Net &model, torch::Device device, int steps,
+                     std::vector<int64_t> &actions) {
   auto state = torch::randn({8, 4}).to(device);
   for (int step = 0; step < steps; ++step) {
     auto out = model->forward(state);
@@ -277,8 +278,8 @@ void mergeableCopies(Net &model, torch::Device device, int steps) {
     auto values = model->forward(state).max().cpu();
     // CHECK-MESSAGES: :[[@LINE-1]]:47: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; this iteration already copies a tensor to the CPU: concatenate both on the device and copy them in one transfer [torch-host-sync-in-loop]
     // CHECK-MESSAGES: :[[@LINE-3]]:33: note: the iteration's first copy to the CPU is here; one copy of both needs one synchronization
-    std::printf("%ld %f\n", static_cast<long>(chosen.data_ptr<int64_t>()[0]),
-                values.data_ptr<float>()[0]);
+    actions.push_back(chosen.data_ptr<int64_t>()[0]);
+    std::printf("%f\n", values.data_ptr<float>()[0]);
     std::printf("loss %f\n", out.sum().item<float>());
     // CHECK-MESSAGES: :[[@LINE-1]]:40: warning: 'item()' synchronizes the host with the device per iteration of the loop; log it every N steps [torch-host-sync-in-loop]
   }
@@ -349,9 +350,19 @@ void trainStacked(Stacked &model, torch::optim::SGD &optimizer,
     loss.backward();
     optimizer.step();
     total += loss.cpu().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; keep the data on the device, or copy it once after the loop [torch-host-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
   }
   std::printf("%f\n", total);
+}
+// One element of a copy, only logged: the same sync as a logged item().
+void logEnergy(Net &model, torch::Device device, int steps) {
+  auto x = torch::randn({8, 4}).to(device);
+  for (int step = 0; step < steps; ++step) {
+    auto energy = model->forward(x).sum();
+    std::cout << "energy " << energy.cpu().data_ptr<float>()[0] << "\n";
+    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: copying a tensor to the CPU synchronizes the host with the device per iteration of the loop; log it every N steps [torch-host-sync-in-loop]
+    x = x * 0.5;
+  }
 }
 #endif // GENERIC_ONLY
 
@@ -372,13 +383,14 @@ int main() {
 
 // Two copies with only a few ops between them: the second waits for those
 // ops alone, so there is nothing to merge.
-void copiesOfOneResult(Net &model, torch::Device device, int steps) {
+void copiesOfOneResult(Net &model, torch::Device device, int steps,
+                       std::vector<int64_t> &actions) {
   auto state = torch::randn({8, 4}).to(device);
   for (int step = 0; step < steps; ++step) {
     auto out = model->forward(state);
     auto chosen = out.argmax(1).cpu();
     auto values = out.max().cpu();
-    std::printf("%ld %f\n", static_cast<long>(chosen.data_ptr<int64_t>()[0]),
-                values.data_ptr<float>()[0]);
+    actions.push_back(chosen.data_ptr<int64_t>()[0]);
+    std::printf("%f\n", values.data_ptr<float>()[0]);
   }
 }
