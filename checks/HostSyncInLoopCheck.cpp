@@ -15,6 +15,7 @@
 #include "utils/LibTorchHeaders.h"
 #include "utils/ParentWalk.h"
 #include "utils/RunFrequency.h"
+#include "utils/TrainingCode.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -211,7 +212,9 @@ void HostSyncInLoopCheck::checkLoop(const Stmt *Loop, ASTContext &Ctx,
   // Loops in template instantiations are analyzed with their real types; a
   // site seen in several instantiations is reported once.
   WalkResult R = analysis(Ctx, SM).walkLoop(Loop);
-  if (R.HasTrainingLoop || R.Sites.empty())
+  // A loop around a training loop runs per epoch, unless it steps itself.
+  if (R.Sites.empty() ||
+      (R.HasTrainingLoop && !utils::stepsEachIteration(Loop, Ctx)))
     return;
   Findings Worth = findingsOf(R, SM);
   // The device is asked only with something to report: a stored result is

@@ -470,10 +470,12 @@ private:
         Loop, Facts.Functions[F.Fact].PerStepByConvention || F.InModule);
     if (Training)
       Facts.Functions[F.Fact].HasTrainingLoop = true;
-    // The loops around a training loop are epoch loops.
+    // The loops around a training loop are epoch loops, unless they step
+    // themselves (the inner loop runs forwards per sample or micro-batch).
     if (Training)
       for (const LoopFrame &Outer : F.Loops)
-        EpochLoops.insert(Outer.Loop);
+        if (!utils::stepsEachIteration(Outer.Loop, Ctx))
+          EpochLoops.insert(Outer.Loop);
     F.Loops.push_back({Loop, placeOf(Loop->getBeginLoc())});
   }
 

@@ -7,7 +7,9 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -41,6 +43,52 @@ bool runsWithinAStep(const FunctionDecl *FD) {
   const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
   return isPerStepByConvention(FD) ||
          (MD && isSameOrDerivedFrom(MD->getParent(), "torch::nn::Module"));
+}
+
+namespace {
+
+/// `loss.backward()`, `optimizer.step()` on an object of a dependent type.
+bool isDependentStepCall(const CallExpr *CE) {
+  const auto *ME =
+      dyn_cast_or_null<CXXDependentScopeMemberExpr>(CE->getCallee());
+  if (!ME || !ME->getMember().isIdentifier())
+    return false;
+  StringRef Name = ME->getMember().getAsIdentifierInfo()->getName();
+  return Name == "backward" || Name == "step";
+}
+
+bool stepsOutsideLoops(const Stmt *S, ASTContext &Ctx, unsigned Depth) {
+  if (!S || isa<LambdaExpr, ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S))
+    return false;
+  if (const auto *CE = dyn_cast<CallExpr>(S)) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (isTrainingCall(FD) || isDependentStepCall(CE))
+      return true;
+    const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+    if (Depth > 0 && Def && Def->hasBody() &&
+        !isInLibTorchHeader(Def->getLocation(), Ctx.getSourceManager()) &&
+        stepsOutsideLoops(Def->getBody(), Ctx, Depth - 1))
+      return true;
+  }
+  return llvm::any_of(S->children(), [&](const Stmt *Child) {
+    return stepsOutsideLoops(Child, Ctx, Depth);
+  });
+}
+
+} // namespace
+
+bool stepsEachIteration(const Stmt *Loop, ASTContext &Ctx,
+                        unsigned MaxCallDepth) {
+  const Stmt *Body = nullptr;
+  if (const auto *F = dyn_cast<ForStmt>(Loop))
+    Body = F->getBody();
+  else if (const auto *RF = dyn_cast<CXXForRangeStmt>(Loop))
+    Body = RF->getBody();
+  else if (const auto *W = dyn_cast<WhileStmt>(Loop))
+    Body = W->getBody();
+  else if (const auto *D = dyn_cast<DoStmt>(Loop))
+    Body = D->getBody();
+  return stepsOutsideLoops(Body, Ctx, MaxCallDepth);
 }
 
 bool needsGradients(const CallExpr *Call, ASTContext &Ctx) {

@@ -33,6 +33,14 @@ bool isPerStepByConvention(const FunctionDecl *FD);
 /// that only runs forwards goes over layers or time steps, not over steps.
 bool runsWithinAStep(const FunctionDecl *FD);
 
+/// Whether one iteration of \p Loop runs backward() or an optimizer's step()
+/// itself, outside the loops inside it (directly or through the functions of
+/// the translation unit it calls, \p MaxCallDepth deep): such a loop runs
+/// per step, whatever loops of forwards (micro-batches, per-sample passes)
+/// run inside it.
+bool stepsEachIteration(const Stmt *Loop, ASTContext &Ctx,
+                        unsigned MaxCallDepth = 3);
+
 /// A call whose result needs gradients: a training call,
 /// torch::autograd::grad, or requires_grad_(true) / set_requires_grad(true).
 bool needsGradients(const CallExpr *Call, ASTContext &Ctx);

@@ -521,3 +521,22 @@ struct SelfTraining : torch::nn::Module {
     }
   }
 };
+
+// Per-sample forwards in an inner loop, then one optimizer step per batch:
+// the outer loop steps itself, so it runs per step, not per epoch.
+void trainPerSample(torch::nn::Linear &Model,
+                    const std::vector<std::vector<Tensor>> &Batches,
+                    torch::optim::SGD &Optimizer) {
+  double Total = 0;
+  for (const auto &Batch : Batches) {
+    Tensor Loss = torch::zeros({});
+    for (const auto &X : Batch)
+      Loss = Loss + Model->forward(X).sum();
+    Optimizer.zero_grad();
+    Loss.backward();
+    Optimizer.step();
+    Total += Loss.item<double>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'item()' synchronizes the host with the device per iteration of the loop; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+  }
+  std::printf("%f\n", Total);
+}

@@ -364,6 +364,23 @@ void logEnergy(Net &model, torch::Device device, int steps) {
     x = x * 0.5;
   }
 }
+// Per-sample forwards in an inner loop, one optimizer step per batch: the
+// outer loop steps itself, so it runs per step, not per epoch.
+void trainPerSample(Net &model, torch::optim::SGD &optimizer,
+                    const std::vector<std::vector<torch::Tensor>> &batches) {
+  double total = 0;
+  for (const auto &batch : batches) {
+    auto loss = torch::zeros({});
+    for (const auto &x : batch)
+      loss = loss + model->forward(x).sum();
+    optimizer.zero_grad();
+    loss.backward();
+    optimizer.step();
+    total += loss.item<double>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'item()' synchronizes the host with the device per iteration of the loop; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+  }
+  std::printf("%f\n", total);
+}
 #endif // GENERIC_ONLY
 
 #if defined(GENERIC_ONLY) && defined(CPU_PROGRAM)
