@@ -119,7 +119,12 @@ public:
   SyncAnalysis(ASTContext &Ctx, const SourceManager &SM, const LangOptions &LO,
                unsigned MaxCallDepth)
       : Ctx(Ctx), SM(SM), LangOpts(LO), MaxCallDepth(MaxCallDepth),
-        Devices(Ctx) {}
+        Devices(Ctx) {
+    // A sync judged on the CPU is not reported: a parameter that every call
+    // here passes a host tensor is one (a miss where another file passes a
+    // CUDA one, never a false warning).
+    Devices.followCallers();
+  }
 
   /// What one iteration of \p Loop runs.
   WalkResult walkLoop(const Stmt *Loop) {

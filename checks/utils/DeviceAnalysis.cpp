@@ -1,6 +1,7 @@
 //===--- DeviceAnalysis.cpp - libtorch-tidy -------------------------------===//
 
 #include "DeviceAnalysis.h"
+#include "RunFrequency.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -339,12 +340,19 @@ DeviceKind DeviceAnalysis::ofDevice(const Expr *E, unsigned Depth) {
 }
 
 /// Where the tensor \p E lives, when the code proves it.
+DeviceAnalysis::DeviceAnalysis(ASTContext &Ctx) : Ctx(Ctx) {}
+DeviceAnalysis::~DeviceAnalysis() = default;
+
 DeviceKind DeviceAnalysis::ofTensor(const Expr *E, unsigned Depth) {
   E = ignoreWrappers(E);
   if (!E || Depth > 8)
     return DeviceKind::Unknown;
-  if (isa<DeclRefExpr>(E))
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *PVD = dyn_cast<ParmVarDecl>(Ref->getDecl());
+        PVD && FollowCallers)
+      return ofParameter(PVD, Depth);
     return ofVariable(E, [&](const Expr *V) { return ofTensor(V, Depth + 1); });
+  }
   // Data loaders yield host tensors.
   if (isDataLoaderBatch(E))
     return DeviceKind::Cpu;
@@ -353,6 +361,62 @@ DeviceKind DeviceAnalysis::ofTensor(const Expr *E, unsigned Depth) {
   if (const auto *CE = dyn_cast<CallExpr>(E))
     return ofCallResult(CE, Depth);
   return DeviceKind::Unknown;
+}
+
+/// Whether the body of \p Fn assigns the parameter or binds it to a
+/// non-const reference: then the arguments do not tell where it is.
+bool DeviceAnalysis::isReassigned(const ParmVarDecl *PVD,
+                                  const FunctionDecl *Fn) {
+  auto RefToParm =
+      ignoringParenImpCasts(declRefExpr(to(parmVarDecl(equalsNode(PVD)))));
+  auto Change = stmt(anyOf(
+      cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                          hasArgument(0, RefToParm)),
+      unaryOperator(hasOperatorName("&"), hasUnaryOperand(RefToParm)),
+      callExpr(forEachArgumentWithParam(
+          RefToParm, parmVarDecl(hasType(lValueReferenceType(
+                         pointee(unless(isConstQualified())))))))));
+  return !match(stmt(hasDescendant(Change)), *Fn->getBody(), Ctx).empty();
+}
+
+/// A tensor parameter of a function whose every call here passes a tensor
+/// on one device (and whose address goes nowhere) is on that device.
+DeviceKind DeviceAnalysis::ofParameter(const ParmVarDecl *PVD,
+                                       unsigned Depth) {
+  const auto *Fn = dyn_cast<FunctionDecl>(PVD->getDeclContext());
+  const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Fn);
+  if (!Fn || !Fn->hasBody() || isa<CXXConstructorDecl>(Fn) ||
+      (Method && (Method->isVirtual() || Method->getParent()->isLambda())) ||
+      VarsInProgress.contains(PVD))
+    return VarsInProgress.contains(PVD) ? DeviceKind::Pending
+                                        : DeviceKind::Unknown;
+  if (!Calls)
+    Calls = std::make_unique<RunFrequency>(Ctx);
+  const llvm::SmallVector<const Stmt *, 4> *Sites = Calls->callsOf(Fn);
+  if (!Sites || Sites->empty() || isReassigned(PVD, Fn))
+    return DeviceKind::Unknown;
+  unsigned Index = PVD->getFunctionScopeIndex();
+  VarsInProgress.insert(PVD);
+  DeviceKind Result = DeviceKind::Pending;
+  for (const Stmt *Site : *Sites) {
+    const auto *Call = dyn_cast<CallExpr>(Site);
+    // A member operator's object is its first argument.
+    unsigned Offset =
+        isa<CXXOperatorCallExpr>(Site) && Method && !Method->isStatic() ? 1
+                                                                        : 0;
+    if (!Call || Index + Offset >= Call->getNumArgs()) {
+      Result = DeviceKind::Unknown;
+      break;
+    }
+    const Expr *Arg = Call->getArg(Index + Offset);
+    if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(Arg))
+      Arg = Default->getExpr();
+    Result = combine(Result, ofTensor(Arg, Depth + 1));
+    if (Result == DeviceKind::Unknown)
+      break;
+  }
+  VarsInProgress.erase(PVD);
+  return Result;
 }
 
 DeviceKind DeviceAnalysis::ofMethodResult(const CXXMemberCallExpr *MC,

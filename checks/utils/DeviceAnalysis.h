@@ -17,6 +17,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include <initializer_list>
+#include <memory>
 #include <optional>
 
 namespace clang::tidy::torch::utils {
@@ -65,9 +66,19 @@ bool isDeviceValueType(QualType T);
 /// initializer). std::nullopt for anything else.
 std::optional<bool> constantFlagValue(const VarDecl *VD, ASTContext &Ctx);
 
+class RunFrequency;
+
 class DeviceAnalysis {
 public:
-  explicit DeviceAnalysis(ASTContext &Ctx) : Ctx(Ctx) {}
+  explicit DeviceAnalysis(ASTContext &Ctx);
+  ~DeviceAnalysis();
+
+  /// Also judge a tensor parameter by the arguments of the calls this
+  /// translation unit makes: a parameter every call passes a CPU tensor
+  /// (`check(gt.cpu())`) is on the CPU. Where another file may call the
+  /// function with a CUDA tensor, that answer may be wrong the silent way:
+  /// for checks that stay quiet on the CPU.
+  void followCallers() { FollowCallers = true; }
 
   /// Where the tensor \p E lives.
   DeviceKind ofTensor(const Expr *E, unsigned Depth = 0);
@@ -95,9 +106,13 @@ private:
   DeviceKind ofMethodResult(const CXXMemberCallExpr *MC, unsigned Depth);
   DeviceKind ofFactoryResult(const CallExpr *CE, unsigned Depth);
   DeviceKind ofCallResult(const CallExpr *CE, unsigned Depth);
+  DeviceKind ofParameter(const ParmVarDecl *PVD, unsigned Depth);
+  bool isReassigned(const ParmVarDecl *PVD, const FunctionDecl *Fn);
   std::optional<DeviceKind> ofDeviceChoice(const Expr *E, unsigned Depth);
 
   ASTContext &Ctx;
+  bool FollowCallers = false;
+  std::unique_ptr<RunFrequency> Calls;
   llvm::DenseSet<const VarDecl *> VarsInProgress;
   llvm::DenseMap<const VarDecl *, std::optional<bool>> Flags;
 };
