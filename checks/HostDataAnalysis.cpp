@@ -946,6 +946,34 @@ bool isHostContainerElement(const Expr *E, utils::DeviceAnalysis &Devices,
 /// Host data the project loads itself: what DeviceAnalysis proves on the
 /// CPU, and also the values of its own load and collate functions, through
 /// local variables and the ops that keep the device.
+/// `packed.data()`: a tensor held by what a LibTorch function made of host
+/// data (a PackedSequence of host captions): LibTorch computes where its
+/// inputs are.
+bool isHostTorchValue(const Expr *E, utils::DeviceAnalysis &Devices,
+                      ASTContext &Ctx, unsigned Depth) {
+  E = ignoreWrappers(E);
+  if (!E || Depth > MaxSourceDepth)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+    const Expr *Value = VD ? onlyValue(VD, Ctx) : nullptr;
+    return Value && isHostTorchValue(Value, Devices, Ctx, Depth + 1);
+  }
+  const auto *CE = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (!FD || isa<CXXMethodDecl>(FD) || !utils::isInTorchNamespace(FD))
+    return false;
+  bool SawTensor = false;
+  for (const Expr *Arg : CE->arguments()) {
+    if (!utils::isTensorType(ignoreWrappers(Arg)->getType()))
+      continue;
+    SawTensor = true;
+    if (!isHostData(Arg, Devices, Ctx, Depth + 1))
+      return false;
+  }
+  return SawTensor;
+}
+
 bool isHostData(const Expr *E, utils::DeviceAnalysis &Devices, ASTContext &Ctx,
                 unsigned Depth) {
   if (Devices.ofTensor(E) == DeviceKind::Cpu)
@@ -982,6 +1010,11 @@ bool isHostData(const Expr *E, utils::DeviceAnalysis &Devices, ASTContext &Ctx,
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
   if (!FD)
     return false;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE);
+      MC && utils::isInTorchNamespace(FD) &&
+      utils::isTensorType(FD->getReturnType()))
+    return isHostTorchValue(MC->getImplicitObjectArgument(), Devices, Ctx,
+                            Depth + 1);
   return stacksHostData(CE, Devices, Ctx, Depth) ||
          returnsHostData(FD, Devices, Ctx, Depth) ||
          indexReturnsHostData(FD, ActiveIndex);

@@ -464,10 +464,42 @@ DeviceKind DeviceAnalysis::ofFactoryResult(const CallExpr *CE,
   return DeviceKind::Cpu;
 }
 
+/// The device of what a LibTorch function makes of tensors (a
+/// PackedSequence, a tuple): that of its tensor arguments when they agree.
+/// LibTorch's functions compute where their inputs are; only a tensor's own
+/// moves (`to`, `cuda`, `cpu`) change the device.
+DeviceKind DeviceAnalysis::ofTorchValue(const Expr *E, unsigned Depth) {
+  E = ignoreWrappers(E);
+  if (!E || Depth > 8)
+    return DeviceKind::Unknown;
+  if (isa<DeclRefExpr>(E))
+    return ofVariable(E,
+                      [&](const Expr *V) { return ofTorchValue(V, Depth + 1); });
+  const auto *CE = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (!FD || isa<CXXMethodDecl>(FD) || !isInTorchNamespace(FD))
+    return DeviceKind::Unknown;
+  DeviceKind Result = DeviceKind::Pending;
+  bool SawTensor = false;
+  for (const Expr *Arg : CE->arguments()) {
+    if (!isTensorType(ignoreWrappers(Arg)->getType()))
+      continue;
+    SawTensor = true;
+    Result = combine(Result, ofTensor(Arg, Depth + 1));
+    if (Result == DeviceKind::Unknown)
+      return Result;
+  }
+  return SawTensor ? Result : DeviceKind::Unknown;
+}
+
 DeviceKind DeviceAnalysis::ofCallResult(const CallExpr *CE, unsigned Depth) {
   const FunctionDecl *FD = CE->getDirectCallee();
   if (!FD || !isTensorType(FD->getReturnType()))
     return DeviceKind::Unknown;
+  // `packed.data()`: a tensor a LibTorch record made by a function holds.
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE);
+      MC && isInTorchNamespace(FD) && !tensorMethod(MC))
+    return ofTorchValue(MC->getImplicitObjectArgument(), Depth + 1);
   if (isTensorFactory(FD))
     return ofFactoryResult(CE, Depth);
   // Operators and free functions on tensors: the device of their tensor

@@ -57,6 +57,25 @@ void positiveOwnLoaders(torch::Device Device,
   }
 }
 
+// What a LibTorch function makes of host tensors stays on the host: the
+// packed data of host captions.
+void positivePackedHostData(torch::Device Device,
+                            const std::vector<std::string> &Paths) {
+  for (const auto &P : Paths) {
+    Tensor Captions = loadImage(P);
+    Tensor Lengths = torch::full({8}, 20, torch::kLong);
+    auto Packed = torch::nn::utils::rnn::pack_padded_sequence(Captions, Lengths,
+                                                              true);
+    step(Packed.data().to(Device));
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: blocking copy of host data to the device in every iteration of a loop
+    // CHECK-FIXES: {{^}}    step((Device.is_cuda() ? Packed.data().pin_memory() : Packed.data()).to(Device, /*non_blocking=*/true));{{$}}
+    // Of a device tensor: nothing to pin.
+    auto OnDevice = torch::nn::utils::rnn::pack_padded_sequence(
+        step(Captions), Lengths, true);
+    step(OnDevice.data().to(Device));
+  }
+}
+
 // Called from the loop below: every step.
 Tensor prepare(const std::string &Path, torch::Device Device) {
   return loadImage(Path).to(Device);

@@ -72,6 +72,13 @@ void trainCaptions(torch::nn::Linear &model, torch::Device device) {
     // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the loop that repeats it
     // CHECK-FIXES: {{^}}    auto tokens = (device.is_cuda() ? batch.target.tokens.index({torch::indexing::Slice(), 0}).pin_memory() : batch.target.tokens.index({torch::indexing::Slice(), 0})).to(device, /*non_blocking=*/true);{{$}}
     model(tokens.to(torch::kFloat));
+    // What LibTorch makes of host data stays on the host: the packed tokens.
+    auto packed = torch::nn::utils::rnn::pack_padded_sequence(
+        batch.target.tokens, batch.target.lengths, true);
+    model(packed.data().to(device).to(torch::kFloat).view({-1, 4}));
+    // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: blocking copy of host data to the device in every iteration of a loop
+    // CHECK-MESSAGES: :[[@LINE-11]]:3: note: the loop that repeats it
+    // CHECK-FIXES: {{^}}    model((device.is_cuda() ? packed.data().pin_memory() : packed.data()).to(device, /*non_blocking=*/true).to(torch::kFloat).view({-1, 4}));{{$}}
   }
 }
 
