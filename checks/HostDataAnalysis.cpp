@@ -1012,9 +1012,10 @@ bool isHostData(const Expr *E, utils::DeviceAnalysis &Devices, ASTContext &Ctx,
     return false;
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE);
       MC && utils::isInTorchNamespace(FD) &&
-      utils::isTensorType(FD->getReturnType()))
-    return isHostTorchValue(MC->getImplicitObjectArgument(), Devices, Ctx,
-                            Depth + 1);
+      utils::isTensorType(FD->getReturnType()) &&
+      isHostTorchValue(MC->getImplicitObjectArgument(), Devices, Ctx,
+                       Depth + 1))
+    return true;
   return stacksHostData(CE, Devices, Ctx, Depth) ||
          returnsHostData(FD, Devices, Ctx, Depth) ||
          indexReturnsHostData(FD, ActiveIndex);

@@ -498,8 +498,11 @@ DeviceKind DeviceAnalysis::ofCallResult(const CallExpr *CE, unsigned Depth) {
     return DeviceKind::Unknown;
   // `packed.data()`: a tensor a LibTorch record made by a function holds.
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE);
-      MC && isInTorchNamespace(FD) && !tensorMethod(MC))
-    return ofTorchValue(MC->getImplicitObjectArgument(), Depth + 1);
+      MC && isInTorchNamespace(FD) && !tensorMethod(MC)) {
+    DeviceKind Held = ofTorchValue(MC->getImplicitObjectArgument(), Depth + 1);
+    if (Held != DeviceKind::Unknown)
+      return Held;
+  }
   if (isTensorFactory(FD))
     return ofFactoryResult(CE, Depth);
   // Operators and free functions on tensors: the device of their tensor
