@@ -339,10 +339,10 @@ DeviceKind DeviceAnalysis::ofDevice(const Expr *E, unsigned Depth) {
   return DeviceKind::Unknown;
 }
 
-/// Where the tensor \p E lives, when the code proves it.
 DeviceAnalysis::DeviceAnalysis(ASTContext &Ctx) : Ctx(Ctx) {}
 DeviceAnalysis::~DeviceAnalysis() = default;
 
+/// Where the tensor \p E lives, when the code proves it.
 DeviceKind DeviceAnalysis::ofTensor(const Expr *E, unsigned Depth) {
   E = ignoreWrappers(E);
   if (!E || Depth > 8)
@@ -363,8 +363,9 @@ DeviceKind DeviceAnalysis::ofTensor(const Expr *E, unsigned Depth) {
   return DeviceKind::Unknown;
 }
 
-/// Whether the body of \p Fn assigns the parameter or binds it to a
-/// non-const reference: then the arguments do not tell where it is.
+/// Whether the body of \p Fn assigns the parameter, binds it to a non-const
+/// reference or resets its storage (`set_`): then the arguments do not tell
+/// where it is.
 bool DeviceAnalysis::isReassigned(const ParmVarDecl *PVD,
                                   const FunctionDecl *Fn) {
   auto RefToParm =
@@ -373,6 +374,7 @@ bool DeviceAnalysis::isReassigned(const ParmVarDecl *PVD,
       cxxOperatorCallExpr(hasOverloadedOperatorName("="),
                           hasArgument(0, RefToParm)),
       unaryOperator(hasOperatorName("&"), hasUnaryOperand(RefToParm)),
+      cxxMemberCallExpr(on(RefToParm), callee(cxxMethodDecl(hasName("set_")))),
       callExpr(forEachArgumentWithParam(
           RefToParm, parmVarDecl(hasType(lValueReferenceType(
                          pointee(unless(isConstQualified())))))))));
@@ -473,8 +475,8 @@ DeviceKind DeviceAnalysis::ofTorchValue(const Expr *E, unsigned Depth) {
   if (!E || Depth > 8)
     return DeviceKind::Unknown;
   if (isa<DeclRefExpr>(E))
-    return ofVariable(E,
-                      [&](const Expr *V) { return ofTorchValue(V, Depth + 1); });
+    return ofVariable(
+        E, [&](const Expr *V) { return ofTorchValue(V, Depth + 1); });
   const auto *CE = dyn_cast<CallExpr>(E);
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
   if (!FD || isa<CXXMethodDecl>(FD) || !isInTorchNamespace(FD))
