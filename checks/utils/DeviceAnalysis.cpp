@@ -466,6 +466,22 @@ DeviceKind DeviceAnalysis::ofFactoryResult(const CallExpr *CE,
   return DeviceKind::Cpu;
 }
 
+/// The device of the tensor arguments of \p CE when they all agree.
+DeviceKind DeviceAnalysis::ofTensorArguments(const CallExpr *CE,
+                                             unsigned Depth) {
+  DeviceKind Result = DeviceKind::Pending;
+  bool SawTensor = false;
+  for (const Expr *Arg : CE->arguments()) {
+    if (!isTensorType(ignoreWrappers(Arg)->getType()))
+      continue;
+    SawTensor = true;
+    Result = combine(Result, ofTensor(Arg, Depth + 1));
+    if (Result == DeviceKind::Unknown)
+      return Result;
+  }
+  return SawTensor ? Result : DeviceKind::Unknown;
+}
+
 /// The device of what a LibTorch function makes of tensors (a
 /// PackedSequence, a tuple): that of its tensor arguments when they agree.
 /// LibTorch's functions compute where their inputs are; only a tensor's own
@@ -481,17 +497,7 @@ DeviceKind DeviceAnalysis::ofTorchValue(const Expr *E, unsigned Depth) {
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
   if (!FD || isa<CXXMethodDecl>(FD) || !isInTorchNamespace(FD))
     return DeviceKind::Unknown;
-  DeviceKind Result = DeviceKind::Pending;
-  bool SawTensor = false;
-  for (const Expr *Arg : CE->arguments()) {
-    if (!isTensorType(ignoreWrappers(Arg)->getType()))
-      continue;
-    SawTensor = true;
-    Result = combine(Result, ofTensor(Arg, Depth + 1));
-    if (Result == DeviceKind::Unknown)
-      return Result;
-  }
-  return SawTensor ? Result : DeviceKind::Unknown;
+  return ofTensorArguments(CE, Depth);
 }
 
 DeviceKind DeviceAnalysis::ofCallResult(const CallExpr *CE, unsigned Depth) {
@@ -511,17 +517,7 @@ DeviceKind DeviceAnalysis::ofCallResult(const CallExpr *CE, unsigned Depth) {
   // operands when they all agree.
   if (!isa<CXXOperatorCallExpr>(CE) && !isInTorchNamespace(FD))
     return DeviceKind::Unknown;
-  DeviceKind Result = DeviceKind::Pending;
-  bool SawTensor = false;
-  for (const Expr *Arg : CE->arguments()) {
-    if (!isTensorType(ignoreWrappers(Arg)->getType()))
-      continue;
-    SawTensor = true;
-    Result = combine(Result, ofTensor(Arg, Depth + 1));
-    if (Result == DeviceKind::Unknown)
-      return Result;
-  }
-  return SawTensor ? Result : DeviceKind::Unknown;
+  return ofTensorArguments(CE, Depth);
 }
 
 bool isDeviceValueType(QualType T) {
