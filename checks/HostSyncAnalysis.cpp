@@ -280,10 +280,11 @@ bool isInsertion(const CXXOperatorCallExpr *OC) {
   if (isOstreamType(Out))
     return true;
   const auto *RD = Out.getNonReferenceType()->getAsCXXRecordDecl();
-  QualType Result = OC->getType();
-  if (const FunctionDecl *FD = OC->getDirectCallee())
-    Result = FD->getReturnType();
-  return RD && Result->isReferenceType() &&
+  const FunctionDecl *FD = OC->getDirectCallee();
+  if (!RD || !FD)
+    return false;
+  QualType Result = FD->getReturnType();
+  return Result->isReferenceType() &&
          Result.getNonReferenceType()->getAsCXXRecordDecl() == RD;
 }
 

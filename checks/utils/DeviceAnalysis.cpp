@@ -18,6 +18,9 @@ DeviceKind combine(DeviceKind A, DeviceKind B) {
     return A;
   return A == B ? A : DeviceKind::Unknown;
 }
+
+bool mayChange(const VarDecl *VD, ASTContext &Ctx);
+
 } // namespace
 
 const Expr *ignoreTemporaries(const Expr *E) {
@@ -363,24 +366,6 @@ DeviceKind DeviceAnalysis::ofTensor(const Expr *E, unsigned Depth) {
   return DeviceKind::Unknown;
 }
 
-/// Whether the body of \p Fn assigns the parameter, binds it to a non-const
-/// reference or resets its storage (`set_`): then the arguments do not tell
-/// where it is.
-bool DeviceAnalysis::isReassigned(const ParmVarDecl *PVD,
-                                  const FunctionDecl *Fn) {
-  auto RefToParm =
-      ignoringParenImpCasts(declRefExpr(to(parmVarDecl(equalsNode(PVD)))));
-  auto Change = stmt(anyOf(
-      cxxOperatorCallExpr(hasOverloadedOperatorName("="),
-                          hasArgument(0, RefToParm)),
-      unaryOperator(hasOperatorName("&"), hasUnaryOperand(RefToParm)),
-      cxxMemberCallExpr(on(RefToParm), callee(cxxMethodDecl(hasName("set_")))),
-      callExpr(forEachArgumentWithParam(
-          RefToParm, parmVarDecl(hasType(lValueReferenceType(
-                         pointee(unless(isConstQualified())))))))));
-  return !match(stmt(hasDescendant(Change)), *Fn->getBody(), Ctx).empty();
-}
-
 /// A tensor parameter of a function whose every call here passes a tensor
 /// on one device (and whose address goes nowhere) is on that device.
 DeviceKind DeviceAnalysis::ofParameter(const ParmVarDecl *PVD,
@@ -395,7 +380,7 @@ DeviceKind DeviceAnalysis::ofParameter(const ParmVarDecl *PVD,
   if (!Calls)
     Calls = std::make_unique<RunFrequency>(Ctx);
   const llvm::SmallVector<const Stmt *, 4> *Sites = Calls->callsOf(Fn);
-  if (!Sites || Sites->empty() || isReassigned(PVD, Fn))
+  if (!Sites || Sites->empty() || mayChange(PVD, Ctx))
     return DeviceKind::Unknown;
   unsigned Index = PVD->getFunctionScopeIndex();
   VarsInProgress.insert(PVD);
@@ -527,8 +512,9 @@ bool isDeviceValueType(QualType T) {
 
 namespace {
 
-/// Whether something in the function of \p VD may change it: an assignment,
-/// an increment, its address, a non-const reference bound to it.
+/// Whether something in the function of \p VD may change it: an assignment
+/// (also a tensor's operator= or set_), an increment, its address, a
+/// non-const reference bound to it.
 bool mayChange(const VarDecl *VD, ASTContext &Ctx) {
   const auto *Fn =
       dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
@@ -540,6 +526,10 @@ bool mayChange(const VarDecl *VD, ASTContext &Ctx) {
       parmVarDecl(hasType(referenceType(pointee(unless(isConstQualified())))));
   auto Change = stmt(
       anyOf(binaryOperator(isAssignmentOperator(), hasLHS(RefToVar)),
+            cxxOperatorCallExpr(hasOverloadedOperatorName("="),
+                                hasArgument(0, RefToVar)),
+            cxxMemberCallExpr(on(RefToVar),
+                              callee(cxxMethodDecl(hasName("set_")))),
             unaryOperator(hasAnyOperatorName("&", "++", "--"),
                           hasUnaryOperand(RefToVar)),
             callExpr(forEachArgumentWithParam(RefToVar, MutableRef)),

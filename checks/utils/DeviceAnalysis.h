@@ -109,7 +109,6 @@ private:
   DeviceKind ofTorchValue(const Expr *E, unsigned Depth);
   DeviceKind ofTensorArguments(const CallExpr *CE, unsigned Depth);
   DeviceKind ofParameter(const ParmVarDecl *PVD, unsigned Depth);
-  bool isReassigned(const ParmVarDecl *PVD, const FunctionDecl *Fn);
   std::optional<DeviceKind> ofDeviceChoice(const Expr *E, unsigned Depth);
 
   ASTContext &Ctx;
