@@ -5,7 +5,9 @@
          [--config FILE] [FILE ...]
 
 Runs clang-tidy-19 with test/dogfood/config.yaml (cognitive complexity at
-most 50, LLVM naming) over every translation unit of BUILD's
+most 50, LLVM naming; each product folder's .clang-tidy links to it, so
+that the naming rules apply to the project's files alone, not to the
+system headers) over every translation unit of BUILD's
 compile_commands.json under the product folders (checks/, driver/, plugin/,
 clangd/, runtime-verify/, all their sub-folders except test/ ones), their
 headers included through --header-filter, and looks for NOLINT comments in
@@ -45,6 +47,7 @@ SKIP = 77
 COMPLEXITY = "readability-function-cognitive-complexity"
 # Part of every cache key: changed when what a cached result holds changes.
 CACHE_FORMAT = "1"
+DEFAULT_CONFIG = os.path.join(HERE, "config.yaml")
 
 
 def parse_args():
@@ -54,7 +57,7 @@ def parse_args():
                     default=os.path.normpath(os.path.join(HERE, "..", "..")))
     ap.add_argument("--clang-tidy", default=shutil.which("clang-tidy-19")
                     or "clang-tidy-19")
-    ap.add_argument("--config", default=os.path.join(HERE, "config.yaml"))
+    ap.add_argument("--config", default=DEFAULT_CONFIG)
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--no-cache", action="store_true",
                     help="analyze every file, known or not")
@@ -109,10 +112,31 @@ def header_filter(src):
     return "^%s/(%s)/" % (escaped, "|".join(PRODUCT_DIRS))
 
 
+def folder_configs(src, config):
+    """The product folders whose .clang-tidy is not the config (clang-tidy
+    reads a folder's own, and with it off the system headers' names)."""
+    with open(config, "rb") as f:
+        wanted = f.read()
+    wrong = []
+    for top in PRODUCT_DIRS:
+        path = os.path.join(src, top, ".clang-tidy")
+        try:
+            with open(path, "rb") as f:
+                same = f.read() == wanted
+        except OSError:
+            same = False
+        if not same:
+            wrong.append(path)
+    return wrong
+
+
 def tidy_command(path, args, src):
-    return [args.clang_tidy, "-p", args.build_dir, "--quiet",
-            "--config-file=" + args.config,
-            "--header-filter=" + header_filter(src), path]
+    """clang-tidy on path: with the product folders' own .clang-tidy when
+    they hold the config, else with --config-file (every header's names
+    checked and filtered out after: slower, same warnings)."""
+    config = [] if args.folder_configs else ["--config-file=" + args.config]
+    return [args.clang_tidy, "-p", args.build_dir, "--quiet"] + config + [
+        "--header-filter=" + header_filter(src), path]
 
 
 def dependencies(entry):
@@ -249,6 +273,12 @@ def main():
     if not files:
         print("dogfood: no product sources in %s" % database)
         return 1
+    wrong = folder_configs(src, args.config)
+    if wrong and args.config == DEFAULT_CONFIG:
+        print("dogfood: %s must link to test/dogfood/config.yaml"
+              % ", ".join(wrong))
+        return 1
+    args.folder_configs = not wrong
     cache = open_cache(args, src)
     warnings, failed = set(), []
     with concurrent.futures.ThreadPoolExecutor(max(1, args.j)) as pool:
