@@ -167,7 +167,8 @@ def copy_verifier(out):
     dest = os.path.join(out, "verifier")
     shutil.copytree(os.path.join(ROOT, "runtime-verify"),
                     os.path.join(dest, "runtime-verify"),
-                    ignore=shutil.ignore_patterns("__pycache__"))
+                    ignore=shutil.ignore_patterns("__pycache__",
+                                                  ".clang-tidy"))
     os.makedirs(os.path.join(dest, "checks"))
     for name in ("CheckTable.h", "CheckTable.def"):
         shutil.copy2(os.path.join(ROOT, "checks", name),
