@@ -379,6 +379,10 @@ struct MissingNoGradCheck::Context {
   const CallExpr *Load = nullptr;
   /// The innermost loop around the call, in its function.
   const Stmt *Loop = nullptr;
+  /// Where the region around the call trains: the outermost block that
+  /// holds the call and needs no gradients (a checkpoint's sample pass in a
+  /// training loop), which the guard opens.
+  const CompoundStmt *Block = nullptr;
   std::string Name;
 };
 
@@ -458,25 +462,28 @@ bool MissingNoGradCheck::isEvaluation(const Expr *Call, const FunctionDecl *FD,
       }
       return true;
     }
-    return !Training->needsGradientsIn(Region);
+    return idleAround(Call, Region, C);
   }
   if (!Loader.empty()) {
     C.Reason = Why::TestLoop;
     C.Name = Loader;
-    return !Training->needsGradientsIn(Region);
+    return idleAround(Call, Region, C);
   }
-  if (isEvaluationName(FD) && (!holdsTensors(FD->getReturnType()) ||
-                                callersOnlyReadOnHost(FD))) {
+  // A function that trains after all may still hold a pass that only the
+  // host reads (below).
+  if (isEvaluationName(FD) &&
+      (!holdsTensors(FD->getReturnType()) || callersOnlyReadOnHost(FD)) &&
+      !Training->needsGradientsIn(C.Body)) {
     C.Reason = Why::EvalFunction;
     C.Name = FD->getNameAsString();
-    return !Training->needsGradientsIn(C.Body);
+    return true;
   }
   // A function that loads trained weights into the module, runs it and
   // keeps no graph for its callers: inference, whatever its name.
-  if (returnsNoTensor(FD) &&
+  if (returnsNoTensor(FD) && !Training->needsGradientsIn(C.Body) &&
       (C.Load = weightsLoadBefore(Call, C.Body, *Ctx))) {
     C.Reason = Why::LoadedWeights;
-    return !Training->needsGradientsIn(C.Body);
+    return true;
   }
   // Whatever the code calls itself: an output that only the host reads
   // (printed, its sizes or values read, saved, detached) can never use the
@@ -488,9 +495,37 @@ bool MissingNoGradCheck::isEvaluation(const Expr *Call, const FunctionDecl *FD,
     if (!C.Loop && utils::onlyShapeReads(Call, *Ctx))
       return false;
     C.Reason = Why::HostReads;
-    return !Training->needsGradientsIn(Region);
+    return idleAround(Call, Region, C);
   }
   return false;
+}
+
+bool MissingNoGradCheck::idleAround(const Expr *Call, const Stmt *Region,
+                                    Context &C) {
+  if (!Training->needsGradientsIn(Region))
+    return true;
+  // A block that trains nothing may still hand the output to code after it
+  // that does, unless the host alone reads the output.
+  if (!utils::onlyHostReads(Call, *Ctx))
+    return false;
+  // Blocks nest, so the first one out from the call that trains ends the
+  // search: every block around it trains too.
+  DynTypedNode Cur = DynTypedNode::create(*Call);
+  for (unsigned Steps = 0; Steps < 256; ++Steps) {
+    DynTypedNodeList Parents = Ctx->getParents(Cur);
+    if (Parents.empty() || Parents[0].get<FunctionDecl>())
+      break;
+    const Stmt *P = Parents[0].get<Stmt>();
+    if (P && P == Region)
+      break;
+    if (const auto *Block = dyn_cast_or_null<CompoundStmt>(P)) {
+      if (Training->needsGradientsIn(Block))
+        break;
+      C.Block = Block;
+    }
+    Cur = Parents[0];
+  }
+  return C.Block != nullptr;
 }
 
 // A function that returns tensors hands their graph to its callers, who may
@@ -602,9 +637,10 @@ std::optional<FixItHint> MissingNoGradCheck::guardFix(const Expr *Call,
   const SourceManager &SM = Ctx->getSourceManager();
   // The first statement of the function, when nothing in it needs
   // gradients; else of the loop body; else the statement after eval().
-  const Stmt *Before = nullptr;
+  const Stmt *Before = C.Block ? C.Block->body_front() : nullptr;
   if (const auto *Body = dyn_cast<CompoundStmt>(C.Body);
-      Body && !Body->body_empty() && !Training->needsGradientsIn(C.Body))
+      !Before && Body && !Body->body_empty() &&
+      !Training->needsGradientsIn(C.Body))
     Before = Body->body_front();
   const Stmt *LoopBody = nullptr;
   if (const auto *For = dyn_cast_or_null<CXXForRangeStmt>(C.Loop))

@@ -15,7 +15,7 @@ namespace clang::tidy::torch {
 /// loop over a test or validation loader, in a predict/evaluate-like
 /// function) that run with autograd on, and inserts a NoGradGuard (or, with
 /// the option Guard, an InferenceMode guard) at the start of the evaluation
-/// function or loop body.
+/// function, loop body or block.
 ///
 /// For the user-facing documentation see docs/checks/missing-no-grad.md.
 class MissingNoGradCheck : public TorchCheck {
@@ -33,6 +33,10 @@ private:
   struct Context;
   /// Why the forward pass at \p Call is evaluation code, or false.
   bool isEvaluation(const Expr *Call, const FunctionDecl *FD, Context &C);
+  /// Nothing around \p Call needs gradients: \p Region, or else, where
+  /// only the host reads the call's output, a block inside it that holds
+  /// the call (then C.Block).
+  bool idleAround(const Expr *Call, const Stmt *Region, Context &C);
   /// A guard that turns autograd off is active at \p S: in a block around
   /// it, or around every call of its function in this translation unit.
   bool guarded(const Stmt *S, unsigned Depth);

@@ -444,3 +444,77 @@ void warmUp(Net &Model, const at::Tensor &X) {
   Out.sum().item<float>();
   torch::cuda::synchronize();
 }
+
+// A checkpoint inside the training loop: the sample pass's block trains
+// nothing and only saves the samples, so the guard opens that block (the
+// loop around it trains, and keeps autograd).
+void trainWithSamples(Net &Gen, torch::optim::SGD &Opt, const at::Tensor &X,
+                      const at::Tensor &Noise) {
+  for (int64_t Step = 0; Step < 1000; ++Step) {
+    Gen(X).sum().backward();
+    Opt.step();
+    if (Step % 100 == 0) {
+      torch::save(Gen, "generator.pt");
+      at::Tensor Samples = Gen->forward(Noise);
+      // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: forward pass whose output only the host reads runs with autograd on
+      torch::save(Samples, "samples.pt");
+    }
+  }
+}
+// CHECK-FIXES: {{^}}    if (Step % 100 == 0) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}      torch::NoGradGuard no_grad;{{$}}
+// CHECK-FIXES-NEXT: {{^}}      torch::save(Gen, "generator.pt");{{$}}
+
+// The same after restoring a checkpoint: the loaded weights train on, and
+// the sample pass is still the one to guard.
+void resumeWithSamples(Net &Gen, torch::optim::SGD &Opt, const at::Tensor &X,
+                       bool Resume) {
+  if (Resume)
+    torch::load(Gen, "generator.pt");
+  for (int64_t Step = 0; Step < 1000; ++Step) {
+    Gen(X).sum().backward();
+    Opt.step();
+    if (Step % 100 == 0) {
+      auto Samples = Gen->forward(X);
+      // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: forward pass whose output only the host reads runs with autograd on
+      torch::save(Samples, "samples.pt");
+    }
+  }
+}
+// CHECK-FIXES: {{^}}    if (Step % 100 == 0) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}      torch::NoGradGuard no_grad;{{$}}
+// CHECK-FIXES-NEXT: {{^}}      auto Samples = Gen->forward(X);{{$}}
+
+// Silent: the block also steps the optimizer; the output leaves the block
+// for a backward(); the pass has no block of its own in the training loop,
+// where a guard would turn autograd off for the step after it.
+void sampleAndStep(Net &Gen, torch::optim::SGD &Opt, const at::Tensor &X) {
+  for (int64_t Step = 0; Step < 1000; ++Step) {
+    if (Step % 100 == 0) {
+      at::Tensor Samples = Gen->forward(X);
+      torch::save(Samples, "samples.pt");
+      Opt.step();
+    }
+  }
+}
+
+void keptForLater(Net &Gen, torch::optim::SGD &Opt, const at::Tensor &X) {
+  for (int64_t Step = 0; Step < 1000; ++Step) {
+    at::Tensor Kept;
+    if (Step % 2 == 0) {
+      Kept = Gen->forward(X);
+      std::cout << Kept.size(0);
+    }
+    Kept.sum().backward();
+    Opt.step();
+  }
+}
+
+void printedInTheStep(Net &Gen, torch::optim::SGD &Opt, const at::Tensor &X) {
+  for (int64_t Step = 0; Step < 1000; ++Step) {
+    at::Tensor Shown = Gen->forward(X);
+    std::cout << Shown.size(0);
+    Gen(X).sum().backward();
+    Opt.step();
+  }
+}

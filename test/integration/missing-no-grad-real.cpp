@@ -135,6 +135,30 @@ void warmUp(Net &model, const torch::Tensor &x) {
   torch::cuda::synchronize();
 }
 
+// A GAN's checkpoint in the training loop (samples every N batches, after
+// restoring the generator): the block saves the generator and its samples
+// and trains nothing, so the guard opens that block.
+void trainWithSamples(Net &gen, torch::optim::Adam &opt, int64_t nz,
+                      bool restore) {
+  if (restore)
+    torch::load(gen, "generator-checkpoint.pt");
+  auto options = torch::TensorOptions().requires_grad(false);
+  for (int64_t batch = 1; batch <= 100; ++batch) {
+    opt.zero_grad();
+    gen->forward(torch::randn({4, 8})).sum().backward();
+    opt.step();
+    if (batch % 10 == 0) {
+      torch::save(gen, "generator-checkpoint.pt");
+      torch::Tensor samples = gen->forward(torch::randn({64, nz}, options));
+      // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: forward pass whose output only the host reads runs with autograd on
+      torch::save(samples, torch::str("sample-", batch, ".pt"));
+    }
+  }
+}
+// CHECK-FIXES: {{^}}    if (batch % 10 == 0) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}      torch::NoGradGuard no_grad;{{$}}
+// CHECK-FIXES-NEXT: {{^}}      torch::save(gen, "generator-checkpoint.pt");{{$}}
+
 int main() {
   Net model;
   torch::optim::SGD opt(model->parameters(), 0.1);
@@ -145,6 +169,8 @@ int main() {
   printLogits(model, torch::randn({2, 8}));
   scoreOf(model, torch::randn({2, 8}));
   warmUp(model, torch::randn({2, 8}));
+  torch::optim::Adam adam(model->parameters());
+  trainWithSamples(model, adam, 8, false);
   return predict(model, torch::randn({1, 8})).dim() +
          predictGuarded(model, torch::randn({1, 8})).dim() +
          inferInInferenceMode(model, torch::randn({1, 8})).dim() +
