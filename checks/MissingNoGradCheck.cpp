@@ -412,10 +412,15 @@ void MissingNoGradCheck::registerMatchers(MatchFinder *Finder) {
   auto ModuleClass = cxxRecordDecl(anyOf(
       isSameOrDerivedFrom(hasName("::torch::nn::Module")),
       isSameOrDerivedFrom(hasName("::torch::jit::Module"))));
+  // AnyModule::forward runs the module it holds (a DQN's type-erased
+  // online and target networks).
   Finder->addMatcher(
-      cxxMemberCallExpr(utils::isOutsideLibTorch(),
-                        callee(cxxMethodDecl(hasName("forward"),
-                                             ofClass(ModuleClass))))
+      cxxMemberCallExpr(
+          utils::isOutsideLibTorch(),
+          callee(cxxMethodDecl(
+              hasName("forward"),
+              ofClass(cxxRecordDecl(anyOf(
+                  ModuleClass, hasName("::torch::nn::AnyModule")))))))
           .bind("forward"),
       this);
   Finder->addMatcher(

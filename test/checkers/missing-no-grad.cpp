@@ -518,3 +518,24 @@ void printedInTheStep(Net &Gen, torch::optim::SGD &Opt, const at::Tensor &X) {
     Opt.step();
   }
 }
+
+// A module held as a torch::nn::AnyModule (a DQN's type-erased online
+// network): its forward() is the module's, and action selection after
+// eval() reads the Q-values only on the host.
+int64_t greedyAction(torch::nn::AnyModule &QNet, const at::Tensor &State) {
+  QNet.ptr()->eval();
+  at::Tensor Q = QNet.forward(State);
+  // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: forward pass after eval() runs with autograd on
+  // CHECK-MESSAGES: :[[@LINE-3]]:15: note: evaluation mode set here
+  return Q.argmax(1).item<int64_t>();
+}
+// CHECK-FIXES: {{^}}int64_t greedyAction(torch::nn::AnyModule &QNet, const at::Tensor &State) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
+
+// The same network trained through AnyModule: silent.
+void trainAny(torch::nn::AnyModule &QNet, torch::optim::SGD &Opt,
+              const at::Tensor &State) {
+  QNet.ptr()->train();
+  QNet.forward(State).sum().backward();
+  Opt.step();
+}

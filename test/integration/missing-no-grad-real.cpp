@@ -159,6 +159,18 @@ void trainWithSamples(Net &gen, torch::optim::Adam &opt, int64_t nz,
 // CHECK-FIXES-NEXT: {{^}}      torch::NoGradGuard no_grad;{{$}}
 // CHECK-FIXES-NEXT: {{^}}      torch::save(gen, "generator-checkpoint.pt");{{$}}
 
+// A DQN's online network held as a torch::nn::AnyModule: greedy action
+// selection after eval() reads the Q-values on the host alone.
+int64_t greedyAction(torch::nn::AnyModule &q_net, const torch::Tensor &state) {
+  q_net.ptr()->eval();
+  torch::Tensor q = q_net.forward(state);
+  // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: forward pass after eval() runs with autograd on
+  // CHECK-MESSAGES: :[[@LINE-3]]:16: note: evaluation mode set here
+  return q.argmax(1).item<int64_t>();
+}
+// CHECK-FIXES: {{^}}int64_t greedyAction(torch::nn::AnyModule &q_net, const torch::Tensor &state) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
+
 int main() {
   Net model;
   torch::optim::SGD opt(model->parameters(), 0.1);
@@ -171,6 +183,8 @@ int main() {
   warmUp(model, torch::randn({2, 8}));
   torch::optim::Adam adam(model->parameters());
   trainWithSamples(model, adam, 8, false);
+  torch::nn::AnyModule any(model);
+  greedyAction(any, torch::randn({1, 8}));
   return predict(model, torch::randn({1, 8})).dim() +
          predictGuarded(model, torch::randn({1, 8})).dim() +
          inferInInferenceMode(model, torch::randn({1, 8})).dim() +

@@ -15,6 +15,9 @@ public:
   explicit AnyModule(std::shared_ptr<ModuleType> Module);
   template <typename ModuleType>
   explicit AnyModule(const ModuleHolder<ModuleType> &Holder);
+  template <typename ReturnType = at::Tensor, typename... ArgumentTypes>
+  ReturnType forward(ArgumentTypes &&...Arguments);
+  std::shared_ptr<Module> ptr() const;
 };
 
 class NamedAnyModule {
