@@ -70,6 +70,24 @@ const Stmt *parentStmt(const Stmt &S, ASTContext &Ctx) {
   return Parents.size() == 1 ? Parents[0].get<Stmt>() : nullptr;
 }
 
+/// \p Value (a call's result) is written to an output stream as it is.
+bool isPrinted(const Stmt *Value, ASTContext &Ctx) {
+  const Stmt *Cur = Value;
+  for (unsigned Step = 0; Cur && Step < 8; ++Step) {
+    const Stmt *Parent = parentStmt(*Cur, Ctx);
+    if (isa_and_nonnull<ImplicitCastExpr, MaterializeTemporaryExpr,
+                        CXXBindTemporaryExpr, ExprWithCleanups,
+                        CXXConstructExpr>(Parent)) {
+      Cur = Parent;
+      continue;
+    }
+    const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(Parent);
+    return OC && OC->getOperator() == OO_LessLess && OC->getNumArgs() == 2 &&
+           OC->getArg(1) == Cur && isOstream(OC->getArg(0)->getType());
+  }
+  return false;
+}
+
 class Flow {
 public:
   explicit Flow(ASTContext &Ctx) : Ctx(Ctx) {}
@@ -79,6 +97,9 @@ public:
   bool SawRead = false;
   /// A host read of the values, not only of the shape.
   bool SawValueRead = false;
+  /// A shape read that is printed: what a demonstration shows, not a
+  /// probe's size that builds something.
+  bool SawPrintedShape = false;
 
 private:
   Use useIn(const Stmt *Parent, const Stmt *Cur);
@@ -105,7 +126,10 @@ bool Flow::onlyHost(const Expr *E, unsigned Depth) {
     switch (useIn(Parent, Cur)) {
     case Use::HostRead:
       SawRead = true;
-      SawValueRead |= !isShapeRead(Parent);
+      if (!isShapeRead(Parent))
+        SawValueRead = true;
+      else
+        SawPrintedShape |= isPrinted(parentStmt(*Parent, Ctx), Ctx);
       return true;
     case Use::Escapes:
       return false;
@@ -234,7 +258,8 @@ bool onlyHostReads(const Expr *E, ASTContext &Ctx) {
 
 bool onlyShapeReads(const Expr *E, ASTContext &Ctx) {
   Flow F(Ctx);
-  return F.onlyHost(E, 0) && F.SawRead && !F.SawValueRead;
+  return F.onlyHost(E, 0) && F.SawRead && !F.SawValueRead &&
+         !F.SawPrintedShape;
 }
 
 } // namespace clang::tidy::torch::utils

@@ -25,8 +25,8 @@ namespace clang::tidy::torch::utils {
 bool onlyHostReads(const Expr *E, ASTContext &Ctx);
 
 /// Whether the host reads only the shape of \p E's value (sizes(), size(d),
-/// numel(), dim()), as onlyHostReads follows it: a forward run to learn a
-/// size.
+/// numel(), dim()), as onlyHostReads follows it, and prints none of it: a
+/// forward run to learn a size. A printed shape is a demonstration's.
 bool onlyShapeReads(const Expr *E, ASTContext &Ctx);
 
 } // namespace clang::tidy::torch::utils

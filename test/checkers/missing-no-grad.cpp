@@ -437,6 +437,15 @@ int64_t convOutputSize(Net &Model) {
   return Probe.numel();
 }
 
+// Its size printed, the same pass is a demonstration, not a probe.
+void showOutputSize(Net &Model) {
+  at::Tensor Shown = Model->forward(torch::zeros({1, 3, 32, 32}));
+  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: forward pass whose output only the host reads runs with autograd on
+  std::cout << "output " << Shown.size(1) << "\n";
+}
+// CHECK-FIXES: {{^}}void showOutputSize(Net &Model) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
+
 // A forward followed by an explicit device synchronize is a benchmark's
 // warm-up or timed run: it measures the forward as written.
 void warmUp(Net &Model, const at::Tensor &X) {

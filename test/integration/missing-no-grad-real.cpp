@@ -87,6 +87,16 @@ void printLogits(Net &model, const torch::Tensor &batch) {
     std::cout << logits.index({b, torch::indexing::Slice(0, 1)}) << "\n";
 }
 
+// A demonstration that prints the output's sizes (c10's operator<< of an
+// IntArrayRef): run to show them, not to size a layer.
+void showSizes(Net &model) {
+  torch::Tensor out = model->forward(torch::randn({1, 20, 8}));
+  // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: forward pass whose output only the host reads runs with autograd on
+  std::cout << "output sizes " << out.sizes() << std::endl;
+}
+// CHECK-FIXES: {{^}}void showSizes(Net &model) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
+
 // --- Negative ---------------------------------------------------------------
 
 // A shape probe at construction: only the size of the output is read.
@@ -183,6 +193,7 @@ int main() {
   warmUp(model, torch::randn({2, 8}));
   torch::optim::Adam adam(model->parameters());
   trainWithSamples(model, adam, 8, false);
+  showSizes(model);
   torch::nn::AnyModule any(model);
   greedyAction(any, torch::randn({1, 8}));
   return predict(model, torch::randn({1, 8})).dim() +
