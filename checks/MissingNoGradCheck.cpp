@@ -35,7 +35,14 @@ namespace {
 
 constexpr unsigned MaxCallerDepth = 3;
 
-enum class Why { AfterEval, TestLoop, EvalFunction, LoadedWeights, HostReads };
+enum class Why {
+  AfterEval,
+  TestLoop,
+  EvalFunction,
+  LoadedWeights,
+  HostReads,
+  Detached
+};
 
 bool isLoop(const Stmt *S) {
   return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
@@ -368,6 +375,47 @@ const Stmt *statementAfterEval(const Expr *Eval, const Expr *Call,
   return nullptr;
 }
 
+/// A method through which the host reads a tensor or ends its graph.
+bool endsGraph(const MemberExpr *ME) {
+  const auto *M = dyn_cast<CXXMethodDecl>(ME->getMemberDecl());
+  return M && M->getIdentifier() &&
+         llvm::is_contained({"detach", "item", "tolist", "data_ptr", "accessor",
+                             "sizes", "size", "numel"},
+                            M->getName());
+}
+
+/// The expression a guard scoped to it would cover, for a pass whose
+/// output only the host reads: walking out from \p Call along its value,
+/// the object of the first method that reads it or ends its graph
+/// (`detach()`, `item()`), the operand an output stream prints, or the
+/// initializer of (the value assigned to) the local that holds it. Null
+/// where the walk meets anything else.
+const Expr *scopedGuardTarget(const Expr *Call, ASTContext &Ctx) {
+  const Expr *Cur = Call;
+  for (unsigned Steps = 0; Steps < 32; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(*Cur);
+    if (Parents.size() != 1)
+      return nullptr;
+    if (const auto *VD = Parents[0].get<VarDecl>())
+      return VD->isLocalVarDecl() && VD->getInitStyle() == VarDecl::CInit
+                 ? Cur->IgnoreUnlessSpelledInSource()
+                 : nullptr;
+    const auto *P = Parents[0].get<Expr>();
+    if (!P)
+      return nullptr;
+    if (const auto *ME = dyn_cast<MemberExpr>(P))
+      if (endsGraph(ME))
+        return Cur;
+    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(P)) {
+      bool Rhs = OC->getNumArgs() == 2 && OC->getArg(1) == Cur;
+      if (Rhs &&
+          (OC->getOperator() == OO_Equal || OC->getOperator() == OO_LessLess))
+        return Cur;
+    }
+    Cur = P;
+  }
+  return nullptr;
+}
 } // namespace
 
 struct MissingNoGradCheck::Context {
@@ -383,6 +431,9 @@ struct MissingNoGradCheck::Context {
   /// holds the call and needs no gradients (a checkpoint's sample pass in a
   /// training loop), which the guard opens.
   const CompoundStmt *Block = nullptr;
+  /// Where no such block exists: the expression a guard in a lambda
+  /// covers alone (a target network's pass, detached in the step).
+  const Expr *Scoped = nullptr;
   std::string Name;
 };
 
@@ -493,13 +544,14 @@ bool MissingNoGradCheck::isEvaluation(const Expr *Call, const FunctionDecl *FD,
   // Whatever the code calls itself: an output that only the host reads
   // (printed, its sizes or values read, saved, detached) can never use the
   // graph recorded for it.
-  if (utils::onlyHostReads(Call, *Ctx) && !isTimedRun(Call, *Ctx)) {
+  bool Detached = false;
+  if (utils::onlyHostReads(Call, *Ctx, &Detached) && !isTimedRun(Call, *Ctx)) {
     // A shape probe (a forward on a made-up input, outside any loop, to
     // learn the size of a layer's output): its graph is dropped with the
     // output at once and the code runs once; nothing to save.
     if (!C.Loop && utils::onlyShapeReads(Call, *Ctx))
       return false;
-    C.Reason = Why::HostReads;
+    C.Reason = Detached ? Why::Detached : Why::HostReads;
     return idleAround(Call, Region, C);
   }
   return false;
@@ -530,7 +582,12 @@ bool MissingNoGradCheck::idleAround(const Expr *Call, const Stmt *Region,
     }
     Cur = Parents[0];
   }
-  return C.Block != nullptr;
+  // No block of its own (a DQN's target pass, detached next to the loss):
+  // a guard for the whole block would turn autograd off for the step, one
+  // scoped to the pass's expression does not.
+  if (!C.Block)
+    C.Scoped = scopedGuardTarget(Call, *Ctx);
+  return C.Block || C.Scoped;
 }
 
 // A function that returns tensors hands their graph to its callers, who may
@@ -688,6 +745,29 @@ std::optional<FixItHint> MissingNoGradCheck::guardFix(const Expr *Call,
       At, Type + " " + Var + ";" + (Indent ? "\n" + *Indent : " "));
 }
 
+llvm::SmallVector<FixItHint, 2>
+MissingNoGradCheck::scopedFix(const Context &C, const char *&NoFix) {
+  SourceRange Range = C.Scoped->getSourceRange();
+  if (Range.getBegin().isMacroID() || Range.getEnd().isMacroID()) {
+    NoFix = "the expression comes from a macro";
+    return {};
+  }
+  // Two passes in one expression share its guard.
+  if (!Inserted.insert(Range.getBegin()).second) {
+    NoFix = nullptr;
+    return {};
+  }
+  std::string Var = "no_grad";
+  if (!utils::isNameFreeIn(*C.Fn, Var, *Ctx))
+    Var = utils::freshNameIn(*C.Fn, Var + "_guard", *Ctx);
+  SourceLocation End = Lexer::getLocForEndOfToken(
+      Range.getEnd(), 0, Ctx->getSourceManager(), Ctx->getLangOpts());
+  return {FixItHint::CreateInsertion(Range.getBegin(),
+                                     "[&] { " + utils::torchNamespace(*Ctx) +
+                                         "::NoGradGuard " + Var + "; return "),
+          FixItHint::CreateInsertion(End, "; }()")};
+}
+
 void MissingNoGradCheck::report(const Expr *Call, const Context &C) {
   std::string Where;
   switch (C.Reason) {
@@ -706,18 +786,31 @@ void MissingNoGradCheck::report(const Expr *Call, const Context &C) {
   case Why::HostReads:
     Where = "whose output only the host reads";
     break;
+  case Why::Detached:
+    Where = "whose output is only detached or read on the host";
+    break;
   }
   SourceLocation Loc = Ctx->getSourceManager().getExpansionLoc(
       Call->getExprLoc());
   utils::recordStatementPayload(getID(), Loc, Call, *Ctx);
   const char *NoFix = "the code around the call also needs gradients";
-  std::optional<FixItHint> Fix = guardFix(Call, C, NoFix);
+  std::optional<FixItHint> Fix;
+  llvm::SmallVector<FixItHint, 2> Scoped;
+  if (C.Scoped)
+    Scoped = scopedFix(C, NoFix);
+  else
+    Fix = guardFix(Call, C, NoFix);
   {
+    // A scoped pass's output may still enter a loss as a constant (a
+    // detached target), which an inference tensor cannot.
     auto Diag = diag(Loc, "forward pass %0 runs with autograd on: it records "
                           "the graph and keeps activations for a backward() "
                           "that never comes; %1")
                 << Where
-                << (Guard == "InferenceMode"
+                << (C.Scoped ? "turn autograd off for this expression alone "
+                               "with a 'torch::NoGradGuard' in a lambda (the "
+                               "step around it needs gradients)"
+                    : Guard == "InferenceMode"
                         ? "turn autograd off with 'c10::InferenceMode' (its "
                           "outputs can never enter autograd later)"
                         : "turn autograd off with 'torch::NoGradGuard' "
@@ -725,6 +818,8 @@ void MissingNoGradCheck::report(const Expr *Call, const Context &C) {
                           "never enter autograd later)");
     if (Fix && !Fix->CodeToInsert.empty())
       Diag << *Fix;
+    for (const FixItHint &Hint : Scoped)
+      Diag << Hint;
   }
   if (C.Eval)
     diag(C.Eval->getExprLoc(), "evaluation mode set here",
@@ -734,7 +829,7 @@ void MissingNoGradCheck::report(const Expr *Call, const Context &C) {
          "weights loaded here; nothing in %0 needs gradients",
          DiagnosticIDs::Note)
         << C.Fn;
-  if (!Fix)
+  if (C.Scoped ? Scoped.empty() && NoFix : !Fix)
     diag(Loc, "no guard is inserted: %0", DiagnosticIDs::Note) << NoFix;
 }
 

@@ -47,6 +47,10 @@ private:
   /// The inserted guard, or std::nullopt and \p NoFix says why.
   std::optional<FixItHint> guardFix(const Expr *Call, const Context &C,
                                     const char *&NoFix);
+  /// The guard in a lambda around C.Scoped, or nothing and \p NoFix says
+  /// why (null when another pass's fix already wraps it).
+  llvm::SmallVector<FixItHint, 2> scopedFix(const Context &C,
+                                            const char *&NoFix);
 
   const std::string Guard;
   std::unique_ptr<utils::TrainingCode> Training;

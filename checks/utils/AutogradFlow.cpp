@@ -100,6 +100,8 @@ public:
   /// A shape read that is printed: what a demonstration shows, not a
   /// probe's size that builds something.
   bool SawPrintedShape = false;
+  /// A detach(): the value may go on as a constant (a DQN's target).
+  bool SawDetach = false;
 
 private:
   Use useIn(const Stmt *Parent, const Stmt *Cur);
@@ -208,8 +210,10 @@ Use Flow::useAsObject(const MemberExpr *ME, const Expr *Call) {
     return Use::Escapes;
   if (entersAutograd(Name))
     return Use::Escapes;
-  if (isHostReadMethod(Name))
+  if (isHostReadMethod(Name)) {
+    SawDetach |= Name == "detach";
     return Use::HostRead;
+  }
   // A view, an arithmetic method, toTensor(): the result carries the graph.
   return mayHoldGraph(Call->getType()) ? Use::FlowsOn : Use::HostRead;
 }
@@ -238,6 +242,10 @@ Use Flow::useInOperator(const CXXOperatorCallExpr *OC, const Stmt *Cur) {
 
 Use Flow::useAsArgument(const CallExpr *CE) {
   const FunctionDecl *FD = CE->getDirectCallee();
+  // std::get<0>(q.max(1)): one tensor of the tuple, with its graph.
+  if (FD && FD->isInStdNamespace() && FD->getIdentifier() &&
+      FD->getName() == "get" && CE->getNumArgs() == 1)
+    return mayHoldGraph(CE->getType()) ? Use::FlowsOn : Use::HostRead;
   if (!FD || !isInTorchNamespace(FD))
     return Use::Escapes; // the project's code may call backward() on it
   std::string Qualified = FD->getQualifiedNameAsString();
@@ -251,9 +259,12 @@ Use Flow::useAsArgument(const CallExpr *CE) {
 
 } // namespace
 
-bool onlyHostReads(const Expr *E, ASTContext &Ctx) {
+bool onlyHostReads(const Expr *E, ASTContext &Ctx, bool *Detached) {
   Flow F(Ctx);
-  return F.onlyHost(E, 0) && F.SawRead;
+  bool Only = F.onlyHost(E, 0) && F.SawRead;
+  if (Detached)
+    *Detached = Only && F.SawDetach;
+  return Only;
 }
 
 bool onlyShapeReads(const Expr *E, ASTContext &Ctx) {

@@ -22,7 +22,8 @@ namespace clang::tidy::torch::utils {
 /// detached. False when any use could reach autograd (a backward(), a
 /// function of the project's or another library's, a return, a store
 /// outside the function's locals) or when the value is never used.
-bool onlyHostReads(const Expr *E, ASTContext &Ctx);
+/// \p Detached, when given, says whether a use detaches the value.
+bool onlyHostReads(const Expr *E, ASTContext &Ctx, bool *Detached = nullptr);
 
 /// Whether the host reads only the shape of \p E's value (sizes(), size(d),
 /// numel(), dim()), as onlyHostReads follows it, and prints none of it: a

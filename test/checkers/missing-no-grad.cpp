@@ -402,7 +402,7 @@ void demoForward(Net &Model, const at::Tensor &Batch) {
 
 void savePreview(Net &Model, const at::Tensor &Noise) {
   at::Tensor Sample = Model(Noise).detach();
-  // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: forward pass whose output only the host reads runs with autograd on
+  // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: forward pass whose output is only detached or read on the host runs with autograd on
   torch::save(Sample, "preview.pt");
 }
 
@@ -494,19 +494,22 @@ void resumeWithSamples(Net &Gen, torch::optim::SGD &Opt, const at::Tensor &X,
 // CHECK-FIXES-NEXT: {{^}}      torch::NoGradGuard no_grad;{{$}}
 // CHECK-FIXES-NEXT: {{^}}      auto Samples = Gen->forward(X);{{$}}
 
-// Silent: the block also steps the optimizer; the output leaves the block
-// for a backward(); the pass has no block of its own in the training loop,
-// where a guard would turn autograd off for the step after it.
+// The block also steps the optimizer: a guard for the block would turn
+// autograd off for the step, so the guard goes into a lambda around the
+// pass's expression alone.
 void sampleAndStep(Net &Gen, torch::optim::SGD &Opt, const at::Tensor &X) {
   for (int64_t Step = 0; Step < 1000; ++Step) {
     if (Step % 100 == 0) {
       at::Tensor Samples = Gen->forward(X);
+      // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: forward pass whose output only the host reads runs with autograd on: it records the graph and keeps activations for a backward() that never comes; turn autograd off for this expression alone with a 'torch::NoGradGuard' in a lambda (the step around it needs gradients) [torch-missing-no-grad]
       torch::save(Samples, "samples.pt");
       Opt.step();
     }
   }
 }
+// CHECK-FIXES: {{^}}      at::Tensor Samples = [&] { torch::NoGradGuard no_grad; return Gen->forward(X); }();{{$}}
 
+// Silent: the output leaves the block for a backward().
 void keptForLater(Net &Gen, torch::optim::SGD &Opt, const at::Tensor &X) {
   for (int64_t Step = 0; Step < 1000; ++Step) {
     at::Tensor Kept;
@@ -519,11 +522,63 @@ void keptForLater(Net &Gen, torch::optim::SGD &Opt, const at::Tensor &X) {
   }
 }
 
+// A pass of the training step whose output is only printed.
 void printedInTheStep(Net &Gen, torch::optim::SGD &Opt, const at::Tensor &X) {
   for (int64_t Step = 0; Step < 1000; ++Step) {
     at::Tensor Shown = Gen->forward(X);
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: forward pass whose output only the host reads runs with autograd on
     std::cout << Shown.size(0);
     Gen(X).sum().backward();
+    Opt.step();
+  }
+}
+// CHECK-FIXES: {{^}}    at::Tensor Shown = [&] { torch::NoGradGuard no_grad; return Gen->forward(X); }();{{$}}
+
+// A DQN's target network in the training step: its Q-values are detached
+// into the regression target, so its graph is recorded for nothing; the
+// online network's pass feeds the loss and keeps autograd.
+void learnFromTarget(Net &Online, Net &Target, torch::optim::SGD &Opt,
+                     const std::vector<Batch> &Replay,
+                     const at::Tensor &Reward) {
+  for (const Batch &B : Replay) {
+    auto Q = Online->forward(B.data);
+    auto NextQ = Target->forward(B.target);
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: forward pass whose output is only detached or read on the host runs with autograd on: it records the graph and keeps activations for a backward() that never comes; turn autograd off for this expression alone with a 'torch::NoGradGuard' in a lambda (the step around it needs gradients) [torch-missing-no-grad]
+    at::Tensor Best = std::get<0>(NextQ.max(1)).detach();
+    (Q - (Reward + Best)).square().mean().backward();
+    Opt.step();
+  }
+}
+// CHECK-FIXES: {{^}}    auto Q = Online->forward(B.data);{{$}}
+// CHECK-FIXES-NEXT: {{^}}    auto NextQ = [&] { torch::NoGradGuard no_grad; return Target->forward(B.target); }();{{$}}
+
+// The same written in one expression: the guard covers what detach() ends,
+// and the two passes of the double-DQN target share it.
+void learnInline(Net &Online, Net &Target, torch::optim::SGD &Opt,
+                 const Batch &B, const at::Tensor &Reward) {
+  for (int64_t Step = 0; Step < 100; ++Step) {
+    at::Tensor Goal =
+        Reward + std::get<0>(Target(B.target).max(1)).detach();
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: forward pass whose output is only detached or read on the host
+    at::Tensor Double =
+        (Target(B.target) + Online->forward(B.target)).detach();
+    // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: forward pass whose output is only detached or read on the host
+    // CHECK-MESSAGES: :[[@LINE-2]]:37: warning: forward pass whose output is only detached or read on the host
+    (Online(B.data) - Goal - Double).square().mean().backward();
+    Opt.step();
+  }
+}
+// CHECK-FIXES: {{^}}        Reward + [&] { torch::NoGradGuard no_grad; return std::get<0>(Target(B.target).max(1)); }().detach();{{$}}
+// CHECK-FIXES: {{^}}        [&] { torch::NoGradGuard no_grad; return (Target(B.target) + Online->forward(B.target)); }().detach();{{$}}
+
+// Silent: a GAN's fake batch is detached for the discriminator's step but
+// also trains the generator.
+void ganStep(Net &Gen, Net &Disc, torch::optim::SGD &Opt,
+             const at::Tensor &Noise) {
+  for (int64_t Step = 0; Step < 100; ++Step) {
+    at::Tensor Fake = Gen->forward(Noise);
+    Disc(Fake.detach()).mean().backward();
+    Disc(Fake).mean().backward();
     Opt.step();
   }
 }

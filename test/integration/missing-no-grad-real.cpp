@@ -181,6 +181,28 @@ int64_t greedyAction(torch::nn::AnyModule &q_net, const torch::Tensor &state) {
 // CHECK-FIXES: {{^}}int64_t greedyAction(torch::nn::AnyModule &q_net, const torch::Tensor &state) {{{$}}
 // CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
 
+// A DQN's target network in the training step, through std::get of
+// max(1)'s tuple into detach(): the guard goes into a lambda around the
+// pass alone, and the inline form's guard around what detach() ends.
+void learn(Net &online, Net &target, torch::optim::Adam &opt,
+           const std::vector<torch::Tensor> &states,
+           const torch::Tensor &next, const torch::Tensor &reward) {
+  for (const auto &state : states) {
+    auto q = online->forward(state);
+    auto next_q = target->forward(next);
+    // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: forward pass whose output is only detached or read on the host runs with autograd on: it records the graph and keeps activations for a backward() that never comes; turn autograd off for this expression alone with a 'torch::NoGradGuard' in a lambda (the step around it needs gradients) [torch-missing-no-grad]
+    auto best = std::get<0>(next_q.max(1)).detach();
+    auto goal = reward + 0.99 * std::get<0>(target(next).max(1)).detach();
+    // CHECK-MESSAGES: :[[@LINE-1]]:45: warning: forward pass whose output is only detached or read on the host
+    auto loss = torch::mse_loss(std::get<0>(q.max(1)), best + goal);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+}
+// CHECK-FIXES: {{^}}    auto next_q = [&] { torch::NoGradGuard no_grad; return target->forward(next); }();{{$}}
+// CHECK-FIXES: {{^}}    auto goal = reward + 0.99 * [&] { torch::NoGradGuard no_grad; return std::get<0>(target(next).max(1)); }().detach();{{$}}
+
 int main() {
   Net model;
   torch::optim::SGD opt(model->parameters(), 0.1);
@@ -196,6 +218,9 @@ int main() {
   showSizes(model);
   torch::nn::AnyModule any(model);
   greedyAction(any, torch::randn({1, 8}));
+  Net target;
+  learn(model, target, adam, {torch::randn({1, 8})}, torch::randn({1, 8}),
+        torch::randn({1}));
   return predict(model, torch::randn({1, 8})).dim() +
          predictGuarded(model, torch::randn({1, 8})).dim() +
          inferInInferenceMode(model, torch::randn({1, 8})).dim() +

@@ -39,6 +39,7 @@ public:
   Tensor mean() const;
   Tensor norm() const;
   Tensor argmax(int64_t Dim) const;
+  std::tuple<Tensor, Tensor> max(int64_t Dim, bool KeepDim = false) const;
   Tensor view(std::vector<int64_t> Sizes) const;
   Tensor reshape(std::vector<int64_t> Shape) const;
   Tensor repeat(std::vector<int64_t> Repeats) const;
