@@ -379,9 +379,10 @@ const Stmt *statementAfterEval(const Expr *Eval, const Expr *Call,
 bool endsGraph(const MemberExpr *ME) {
   const auto *M = dyn_cast<CXXMethodDecl>(ME->getMemberDecl());
   return M && M->getIdentifier() &&
-         llvm::is_contained({"detach", "item", "tolist", "data_ptr", "accessor",
-                             "sizes", "size", "numel"},
-                            M->getName());
+         (utils::producesIntegers(M->getName()) ||
+          llvm::is_contained({"detach", "item", "tolist", "data_ptr",
+                              "accessor", "sizes", "size", "numel"},
+                             M->getName()));
 }
 
 /// The expression a guard scoped to it would cover, for a pass whose
@@ -401,15 +402,23 @@ const Expr *scopedGuardTarget(const Expr *Call, ASTContext &Ctx) {
                  ? Cur->IgnoreUnlessSpelledInSource()
                  : nullptr;
     const auto *P = Parents[0].get<Expr>();
-    if (!P)
-      return nullptr;
+    if (!P || isa<BinaryOperator>(P))
+      return P ? Cur : nullptr;
     if (const auto *ME = dyn_cast<MemberExpr>(P))
       if (endsGraph(ME))
         return Cur;
     if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(P)) {
       bool Rhs = OC->getNumArgs() == 2 && OC->getArg(1) == Cur;
-      if (Rhs &&
-          (OC->getOperator() == OO_Equal || OC->getOperator() == OO_LessLess))
+      if (OC->isComparisonOp() || (Rhs && (OC->getOperator() == OO_Equal ||
+                                           OC->getOperator() == OO_LessLess)))
+        return Cur;
+    } else if (const auto *CE = dyn_cast<CallExpr>(P);
+               CE && !isa<CXXMemberCallExpr>(CE) && CE->getCallee() != Cur) {
+      // An argument: `torch::multinomial(probs, 1)` ends the graph.
+      const FunctionDecl *FD = CE->getDirectCallee();
+      if (!FD || !FD->getIdentifier() ||
+          utils::producesIntegers(FD->getName()) ||
+          !utils::isTensorType(CE->getType()))
         return Cur;
     }
     Cur = P;

@@ -214,6 +214,8 @@ Use Flow::useAsObject(const MemberExpr *ME, const Expr *Call) {
     SawDetach |= Name == "detach";
     return Use::HostRead;
   }
+  if (producesIntegers(Name))
+    return Use::HostRead;
   // A view, an arithmetic method, toTensor(): the result carries the graph.
   return mayHoldGraph(Call->getType()) ? Use::FlowsOn : Use::HostRead;
 }
@@ -254,10 +256,20 @@ Use Flow::useAsArgument(const CallExpr *CE) {
     return Use::Escapes;
   if (CE->getType()->isVoidType() || !mayHoldGraph(CE->getType()))
     return Use::HostRead; // torch::save(t, path), torch::allclose(a, b)
+  if (FD->getIdentifier() && producesIntegers(FD->getName()))
+    return Use::HostRead; // torch::multinomial(probs, 1)
   return Use::FlowsOn;
 }
 
 } // namespace
+
+bool producesIntegers(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("argmax", "argmin", "argsort", "multinomial", "nonzero", true)
+      .Cases("eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", true)
+      .Cases("isfinite", "logical_not", "logical_and", "logical_or", true)
+      .Default(false);
+}
 
 bool onlyHostReads(const Expr *E, ASTContext &Ctx, bool *Detached) {
   Flow F(Ctx);

@@ -3,7 +3,8 @@
 // Where a tensor a forward pass made can go: whether its graph can ever reach
 // autograd (backward(), torch::autograd::grad, an optimizer, a caller), or
 // whether the host only reads it (prints, sizes, item(), data_ptr(), a file
-// written with torch::save, detach()). Followed through tensor operations
+// written with torch::save, detach()) or an op with integer results ends
+// its graph (argmax(), multinomial()). Followed through tensor operations
 // and local variables, in one function.
 //
 //===----------------------------------------------------------------------===//
@@ -13,15 +14,21 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace clang::tidy::torch::utils {
+
+/// An op whose result holds integers or booleans (`argmax`, `multinomial`,
+/// `nonzero`, comparisons), which autograd never records: the graph ends.
+bool producesIntegers(llvm::StringRef Name);
 
 /// Whether every use of the tensor \p E computes (followed through tensor
 /// operations, LibTorch's functions and local variables) ends on the host
 /// without a graph: printed, its sizes or values read, written to a file,
-/// detached. False when any use could reach autograd (a backward(), a
-/// function of the project's or another library's, a return, a store
-/// outside the function's locals) or when the value is never used.
+/// detached, or turned into integers (a sampled token, an argmax). False when
+/// any use could reach autograd (a backward(), a function of the project's or
+/// another library's, a return, a store outside the function's locals) or when
+/// the value is never used.
 /// \p Detached, when given, says whether a use detaches the value.
 bool onlyHostReads(const Expr *E, ASTContext &Ctx, bool *Detached = nullptr);
 

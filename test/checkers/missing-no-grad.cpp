@@ -406,6 +406,39 @@ void savePreview(Net &Model, const at::Tensor &Noise) {
   torch::save(Sample, "preview.pt");
 }
 
+// Sampling: the graph ends at the sampled ids (integers, which autograd
+// never records), whatever the loop then does with them; so does an argmax.
+at::Tensor sampleTokens(Net &Model, at::Tensor Context) {
+  for (int64_t Step = 0; Step < 100; ++Step) {
+    at::Tensor Probs = Model->forward(Context).softmax(-1);
+    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: forward pass whose output only the host reads runs with autograd on
+    at::Tensor Next = torch::multinomial(Probs, 1);
+    Context = torch::cat({Context, Next}, 1);
+  }
+  return Context;
+}
+// CHECK-FIXES: {{^}}at::Tensor sampleTokens(Net &Model, at::Tensor Context) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
+
+std::vector<at::Tensor> greedyActions(Net &Model,
+                                      const std::vector<at::Tensor> &States) {
+  std::vector<at::Tensor> Actions;
+  for (const auto &S : States)
+    Actions.push_back(Model(S).argmax(1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: forward pass whose output only the host reads runs with autograd on
+  return Actions;
+}
+// CHECK-FIXES: {{^}}                                      const std::vector<at::Tensor> &States) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
+
+// Silent: the probabilities themselves are kept for the caller's loss.
+std::vector<at::Tensor> sampledWithProbs(Net &Model, const at::Tensor &S,
+                                         std::vector<at::Tensor> &Kept) {
+  at::Tensor Probs = Model->forward(S).softmax(-1);
+  Kept.push_back(Probs);
+  return {torch::multinomial(Probs, 1)};
+}
+
 // The output reaches the project's own code, a backward() or a caller, or
 // nothing reads it: silent.
 float lossOf(const at::Tensor &Out);

@@ -203,6 +203,20 @@ void learn(Net &online, Net &target, torch::optim::Adam &opt,
 // CHECK-FIXES: {{^}}    auto next_q = [&] { torch::NoGradGuard no_grad; return target->forward(next); }();{{$}}
 // CHECK-FIXES: {{^}}    auto goal = reward + 0.99 * [&] { torch::NoGradGuard no_grad; return std::get<0>(target(next).max(1)); }().detach();{{$}}
 
+// Autoregressive sampling: the sampled ids end the graph.
+torch::Tensor generate(Net &model, torch::Tensor context, int64_t steps) {
+  for (int64_t i = 0; i < steps; ++i) {
+    auto logits = model->forward(context);
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: forward pass whose output only the host reads runs with autograd on
+    auto probs = torch::softmax(logits, -1);
+    auto next = torch::multinomial(probs, 1);
+    context = torch::cat({context, next.to(torch::kFloat)}, 1);
+  }
+  return context;
+}
+// CHECK-FIXES: {{^}}torch::Tensor generate(Net &model, torch::Tensor context, int64_t steps) {{{$}}
+// CHECK-FIXES-NEXT: {{^}}  torch::NoGradGuard no_grad;{{$}}
+
 int main() {
   Net model;
   torch::optim::SGD opt(model->parameters(), 0.1);
@@ -218,6 +232,7 @@ int main() {
   showSizes(model);
   torch::nn::AnyModule any(model);
   greedyAction(any, torch::randn({1, 8}));
+  generate(model, torch::randn({1, 8}), 2);
   Net target;
   learn(model, target, adam, {torch::randn({1, 8})}, torch::randn({1, 8}),
         torch::randn({1}));

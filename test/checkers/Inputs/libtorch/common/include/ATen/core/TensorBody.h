@@ -156,6 +156,8 @@ struct TensorIndex {
 };
 } // namespace indexing
 Tensor nonzero(const Tensor &Self);
+Tensor multinomial(const Tensor &Self, int64_t NumSamples,
+                   bool Replacement = false);
 bool equal(const Tensor &Self, const Tensor &Other);
 Tensor isnan(const Tensor &Self);
 
