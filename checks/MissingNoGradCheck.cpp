@@ -465,6 +465,7 @@ void MissingNoGradCheck::onStartOfTranslationUnit() {
   Calls.reset();
   Reported.clear();
   Inserted.clear();
+  Wrapped.clear();
 }
 
 void MissingNoGradCheck::registerMatchers(MatchFinder *Finder) {
@@ -762,7 +763,7 @@ MissingNoGradCheck::scopedFix(const Context &C, const char *&NoFix) {
     return {};
   }
   // Two passes in one expression share its guard.
-  if (!Inserted.insert(Range.getBegin()).second) {
+  if (!Wrapped.insert(Range.getBegin()).second) {
     NoFix = nullptr;
     return {};
   }

@@ -57,6 +57,8 @@ private:
   std::unique_ptr<utils::RunFrequency> Calls;
   llvm::DenseSet<SourceLocation> Reported;
   llvm::DenseSet<SourceLocation> Inserted;
+  /// The expressions a guard in a lambda already wraps.
+  llvm::DenseSet<SourceLocation> Wrapped;
   ASTContext *Ctx = nullptr;
 };
 
