@@ -63,10 +63,11 @@ RankTest mannWhitneyU(const std::vector<double> &A,
                       const std::vector<double> &B);
 
 /// Two-sided Wilcoxon signed-rank test of the log ratios of paired samples
-/// (zero differences dropped). Exact distribution for up to 50 pairs
-/// without ties; otherwise the normal approximation with tie and continuity
-/// correction (scipy.stats.wilcoxon's "auto"). U holds W+, the rank sum of
-/// the pairs where Before is slower.
+/// (zero differences dropped). Exact distribution for up to 50 pairs, tied
+/// pairs sharing their average rank (the permutation distribution of the
+/// signs); otherwise the normal approximation with tie and continuity
+/// correction. U holds W+, the rank sum of the pairs where Before is
+/// slower.
 RankTest wilcoxonSignedRank(const std::vector<double> &Before,
                             const std::vector<double> &After);
 

@@ -179,13 +179,22 @@ TEST(StatsTest, Paired) {
   EXPECT_NEAR(W.U, 15, 1e-12) << "W+ of 5 pairs";
   EXPECT_NEAR(W.P, 0.0625, 1e-12) << "exact p of 5 pairs";
   // Ties: |log 2| four times (ranks 1-4, 2.5 each), |log 3| twice (5.5);
-  // W+ = 3 * 2.5 + 5.5 = 13, mean 10.5, variance 6*7*13/24 - (60 + 6)/48
-  // = 21.375, z = (2.5 - 0.5)/sqrt(21.375), p = erfc(z/sqrt 2) = 0.665312.
+  // W+ = 3 * 2.5 + 5.5 = 13. Exact over the 64 sign patterns: a sum of k
+  // ranks 2.5 and m ranks 5.5 reaches 13 for m = 1, k >= 3 (5 * 2 ways)
+  // and m = 2, k >= 1 (15 ways): p = 2 * 25/64.
   pairs({2, 2, 0.5, 2, 3, 1 / 3.0}, B, A);
   W = wilcoxonSignedRank(B, A);
-  EXPECT_TRUE(!W.Exact) << "ties: normal approximation";
+  EXPECT_TRUE(W.Exact) << "ties: still exact";
   EXPECT_NEAR(W.U, 13, 1e-9) << "W+ with ties";
-  EXPECT_NEAR(W.P, 0.665312, 1e-6) << "p with ties";
+  EXPECT_NEAR(W.P, 0.78125, 1e-12) << "p with ties";
+  // Twelve pairs all faster, two of them tied (CPU times in clock ticks):
+  // only the all-positive pattern reaches W+ = 78, p = 2/4096, as without
+  // the tie (the normal approximation would say 0.0025, above the 0.001 a
+  // look of program mode asks for).
+  pairs({2, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048}, B, A);
+  W = wilcoxonSignedRank(B, A);
+  EXPECT_TRUE(W.Exact) << "twelve pairs with a tie: exact";
+  EXPECT_NEAR(W.P, 2.0 / 4096, 1e-12) << "p of twelve faster pairs, tied";
   // Equal pairs carry no information.
   pairs({1, 1, 1}, B, A);
   EXPECT_NEAR(wilcoxonSignedRank(B, A).P, 1, 1e-12) << "no differences";
