@@ -378,11 +378,7 @@ const Stmt *statementAfterEval(const Expr *Eval, const Expr *Call,
 /// A method through which the host reads a tensor or ends its graph.
 bool endsGraph(const MemberExpr *ME) {
   const auto *M = dyn_cast<CXXMethodDecl>(ME->getMemberDecl());
-  return M && M->getIdentifier() &&
-         (utils::producesIntegers(M->getName()) ||
-          llvm::is_contained({"detach", "item", "tolist", "data_ptr",
-                              "accessor", "sizes", "size", "numel"},
-                             M->getName()));
+  return M && M->getIdentifier() && utils::endsGraph(M->getName());
 }
 
 /// The expression a guard scoped to it would cover, for a pass whose

@@ -263,6 +263,10 @@ Use Flow::useAsArgument(const CallExpr *CE) {
 
 } // namespace
 
+bool endsGraph(llvm::StringRef Method) {
+  return isHostReadMethod(Method) || producesIntegers(Method);
+}
+
 bool producesIntegers(llvm::StringRef Name) {
   return llvm::StringSwitch<bool>(Name)
       .Cases("argmax", "argmin", "argsort", "multinomial", "nonzero", true)

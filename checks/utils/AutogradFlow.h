@@ -22,6 +22,11 @@ namespace clang::tidy::torch::utils {
 /// `nonzero`, comparisons), which autograd never records: the graph ends.
 bool producesIntegers(llvm::StringRef Name);
 
+/// A tensor method through which the host reads the value (`item()`,
+/// `sizes()`, `data_ptr()`) or that ends its graph (`detach()`, an op with
+/// integer results): what onlyHostReads stops at.
+bool endsGraph(llvm::StringRef Method);
+
 /// Whether every use of the tensor \p E computes (followed through tensor
 /// operations, LibTorch's functions and local variables) ends on the host
 /// without a graph: printed, its sizes or values read, written to a file,
