@@ -375,51 +375,20 @@ const Stmt *statementAfterEval(const Expr *Eval, const Expr *Call,
   return nullptr;
 }
 
-/// A method through which the host reads a tensor or ends its graph.
-bool endsGraph(const MemberExpr *ME) {
-  const auto *M = dyn_cast<CXXMethodDecl>(ME->getMemberDecl());
-  return M && M->getIdentifier() && utils::endsGraph(M->getName());
-}
-
-/// The expression a guard scoped to it would cover, for a pass whose
-/// output only the host reads: walking out from \p Call along its value,
-/// the object of the first method that reads it or ends its graph
-/// (`detach()`, `item()`), the operand an output stream prints, or the
-/// initializer of (the value assigned to) the local that holds it. Null
-/// where the walk meets anything else.
-const Expr *scopedGuardTarget(const Expr *Call, ASTContext &Ctx) {
-  const Expr *Cur = Call;
-  for (unsigned Steps = 0; Steps < 32; ++Steps) {
-    DynTypedNodeList Parents = Ctx.getParents(*Cur);
-    if (Parents.size() != 1)
-      return nullptr;
-    if (const auto *VD = Parents[0].get<VarDecl>())
-      return VD->isLocalVarDecl() && VD->getInitStyle() == VarDecl::CInit
-                 ? Cur->IgnoreUnlessSpelledInSource()
-                 : nullptr;
-    const auto *P = Parents[0].get<Expr>();
-    if (!P || isa<BinaryOperator>(P))
-      return P ? Cur : nullptr;
-    if (const auto *ME = dyn_cast<MemberExpr>(P))
-      if (endsGraph(ME))
-        return Cur;
-    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(P)) {
-      bool Rhs = OC->getNumArgs() == 2 && OC->getArg(1) == Cur;
-      if (OC->isComparisonOp() || (Rhs && (OC->getOperator() == OO_Equal ||
-                                           OC->getOperator() == OO_LessLess)))
-        return Cur;
-    } else if (const auto *CE = dyn_cast<CallExpr>(P);
-               CE && !isa<CXXMemberCallExpr>(CE) && CE->getCallee() != Cur) {
-      // An argument: `torch::multinomial(probs, 1)` ends the graph.
-      const FunctionDecl *FD = CE->getDirectCallee();
-      if (!FD || !FD->getIdentifier() ||
-          utils::producesIntegers(FD->getName()) ||
-          !utils::isTensorType(CE->getType()))
-        return Cur;
-    }
-    Cur = P;
-  }
-  return nullptr;
+/// The expression a guard in a lambda covers: what the pass's value
+/// reaches before its graph ends, unless that is a direct initialization,
+/// whose source range is not the value's alone.
+const Expr *scopedGuardTarget(const utils::HostReadFacts &Facts,
+                              ASTContext &Ctx) {
+  if (!Facts.Reach)
+    return nullptr;
+  DynTypedNodeList Parents = Ctx.getParents(*Facts.Reach);
+  const auto *VD = Parents.size() == 1 ? Parents[0].get<VarDecl>() : nullptr;
+  if (!VD)
+    return Facts.Reach;
+  return VD->getInitStyle() == VarDecl::CInit
+             ? Facts.Reach->IgnoreUnlessSpelledInSource()
+             : nullptr;
 }
 } // namespace
 
@@ -550,14 +519,14 @@ bool MissingNoGradCheck::isEvaluation(const Expr *Call, const FunctionDecl *FD,
   // Whatever the code calls itself: an output that only the host reads
   // (printed, its sizes or values read, saved, detached) can never use the
   // graph recorded for it.
-  bool Detached = false;
-  if (utils::onlyHostReads(Call, *Ctx, &Detached) && !isTimedRun(Call, *Ctx)) {
+  utils::HostReadFacts Facts;
+  if (utils::onlyHostReads(Call, *Ctx, &Facts) && !isTimedRun(Call, *Ctx)) {
     // A shape probe (a forward on a made-up input, outside any loop, to
     // learn the size of a layer's output): its graph is dropped with the
     // output at once and the code runs once; nothing to save.
     if (!C.Loop && utils::onlyShapeReads(Call, *Ctx))
       return false;
-    C.Reason = Detached ? Why::Detached : Why::HostReads;
+    C.Reason = Facts.Detached ? Why::Detached : Why::HostReads;
     return idleAround(Call, Region, C);
   }
   return false;
@@ -569,7 +538,8 @@ bool MissingNoGradCheck::idleAround(const Expr *Call, const Stmt *Region,
     return true;
   // A block that trains nothing may still hand the output to code after it
   // that does, unless the host alone reads the output.
-  if (!utils::onlyHostReads(Call, *Ctx))
+  utils::HostReadFacts Facts;
+  if (!utils::onlyHostReads(Call, *Ctx, &Facts))
     return false;
   // Blocks nest, so the first one out from the call that trains ends the
   // search: every block around it trains too.
@@ -592,7 +562,7 @@ bool MissingNoGradCheck::idleAround(const Expr *Call, const Stmt *Region,
   // a guard for the whole block would turn autograd off for the step, one
   // scoped to the pass's expression does not.
   if (!C.Block)
-    C.Scoped = scopedGuardTarget(Call, *Ctx);
+    C.Scoped = scopedGuardTarget(Facts, *Ctx);
   return C.Block || C.Scoped;
 }
 

@@ -31,6 +31,16 @@ bool isHostReadMethod(llvm::StringRef Name) {
       .Default(false);
 }
 
+/// An op whose result holds integers or booleans, which autograd never
+/// records: the graph ends there (`multinomial(probs, 1)`, `argmax(1)`).
+bool producesIntegers(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("argmax", "argmin", "argsort", "multinomial", "nonzero", true)
+      .Cases("eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", true)
+      .Cases("isfinite", "logical_not", "logical_and", "logical_or", true)
+      .Default(false);
+}
+
 /// A tensor method that hands the graph to autograd.
 /// `t.sizes()`, `t.size(d)`, `t.numel()`, `t.dim()`: what a read of the
 /// shape alone looks like, the method's member expression.
@@ -102,6 +112,8 @@ public:
   bool SawPrintedShape = false;
   /// A detach(): the value may go on as a constant (a DQN's target).
   bool SawDetach = false;
+  /// Where the walk from the value itself ended (HostReadFacts::Reach).
+  const Expr *Reach = nullptr;
 
 private:
   Use useIn(const Stmt *Parent, const Stmt *Cur);
@@ -120,6 +132,8 @@ bool Flow::onlyHost(const Expr *E, unsigned Depth) {
     DynTypedNodeList Parents = Ctx.getParents(*Cur);
     if (Parents.size() != 1)
       return false;
+    if (Depth == 0)
+      Reach = dyn_cast<Expr>(Cur);
     if (const auto *VD = Parents[0].get<VarDecl>())
       return Depth < 4 && variableOnlyHost(VD, Depth + 1);
     const Stmt *Parent = Parents[0].get<Stmt>();
@@ -210,12 +224,10 @@ Use Flow::useAsObject(const MemberExpr *ME, const Expr *Call) {
     return Use::Escapes;
   if (entersAutograd(Name))
     return Use::Escapes;
-  if (isHostReadMethod(Name)) {
+  if (isHostReadMethod(Name) || producesIntegers(Name)) {
     SawDetach |= Name == "detach";
     return Use::HostRead;
   }
-  if (producesIntegers(Name))
-    return Use::HostRead;
   // A view, an arithmetic method, toTensor(): the result carries the graph.
   return mayHoldGraph(Call->getType()) ? Use::FlowsOn : Use::HostRead;
 }
@@ -263,23 +275,13 @@ Use Flow::useAsArgument(const CallExpr *CE) {
 
 } // namespace
 
-bool endsGraph(llvm::StringRef Method) {
-  return isHostReadMethod(Method) || producesIntegers(Method);
-}
-
-bool producesIntegers(llvm::StringRef Name) {
-  return llvm::StringSwitch<bool>(Name)
-      .Cases("argmax", "argmin", "argsort", "multinomial", "nonzero", true)
-      .Cases("eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", true)
-      .Cases("isfinite", "logical_not", "logical_and", "logical_or", true)
-      .Default(false);
-}
-
-bool onlyHostReads(const Expr *E, ASTContext &Ctx, bool *Detached) {
+bool onlyHostReads(const Expr *E, ASTContext &Ctx, HostReadFacts *Facts) {
   Flow F(Ctx);
   bool Only = F.onlyHost(E, 0) && F.SawRead;
-  if (Detached)
-    *Detached = Only && F.SawDetach;
+  if (Facts && Only) {
+    Facts->Detached = F.SawDetach;
+    Facts->Reach = F.Reach;
+  }
   return Only;
 }
 

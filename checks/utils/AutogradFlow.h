@@ -14,18 +14,19 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
-#include "llvm/ADT/StringRef.h"
 
 namespace clang::tidy::torch::utils {
 
-/// An op whose result holds integers or booleans (`argmax`, `multinomial`,
-/// `nonzero`, comparisons), which autograd never records: the graph ends.
-bool producesIntegers(llvm::StringRef Name);
-
-/// A tensor method through which the host reads the value (`item()`,
-/// `sizes()`, `data_ptr()`) or that ends its graph (`detach()`, an op with
-/// integer results): what onlyHostReads stops at.
-bool endsGraph(llvm::StringRef Method);
+/// What onlyHostReads learns on the way.
+struct HostReadFacts {
+  /// A use detaches the value: it may go on as a constant (a DQN's target).
+  bool Detached = false;
+  /// The largest expression around the value, along it, that still carries
+  /// its graph: the initializer of the local that holds it, the value
+  /// assigned to one, or what a host read, a detach() or an op with integer
+  /// results takes.
+  const Expr *Reach = nullptr;
+};
 
 /// Whether every use of the tensor \p E computes (followed through tensor
 /// operations, LibTorch's functions and local variables) ends on the host
@@ -34,8 +35,9 @@ bool endsGraph(llvm::StringRef Method);
 /// any use could reach autograd (a backward(), a function of the project's or
 /// another library's, a return, a store outside the function's locals) or when
 /// the value is never used.
-/// \p Detached, when given, says whether a use detaches the value.
-bool onlyHostReads(const Expr *E, ASTContext &Ctx, bool *Detached = nullptr);
+/// \p Facts, when given, gets what the walk learnt where it returns true.
+bool onlyHostReads(const Expr *E, ASTContext &Ctx,
+                   HostReadFacts *Facts = nullptr);
 
 /// Whether the host reads only the shape of \p E's value (sizes(), size(d),
 /// numel(), dim()), as onlyHostReads follows it, and prints none of it: a
