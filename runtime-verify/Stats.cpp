@@ -134,12 +134,11 @@ RankTest wilcoxonSignedRank(const std::vector<double> &Before,
     // rank (doubled, to count in integers): CPU times in clock ticks tie
     // often, and with a dozen pairs the normal approximation can never
     // reach the small p-values a sequential rule asks for.
+    // Average ranks keep their sum: twice N(N+1)/2.
+    auto Total2 = static_cast<size_t>(2 * Total);
     std::vector<size_t> Twice(N);
-    size_t Total2 = 0;
-    for (size_t I = 0; I < N; ++I) {
+    for (size_t I = 0; I < N; ++I)
       Twice[I] = static_cast<size_t>(std::lround(2 * Rank[I]));
-      Total2 += Twice[I];
-    }
     std::vector<double> Count(Total2 + 1, 0);
     Count[0] = 1;
     for (size_t R : Twice)
