@@ -543,6 +543,29 @@ bool isForwardPass(const Expr *E) {
   return false;
 }
 
+/// Device work a later sync waits for: a forward pass, backward() or an
+/// optimizer's step(); in a template, a call of forward, backward or step on
+/// an object of a dependent type.
+bool isStepWork(const Expr *E) {
+  if (isForwardPass(E))
+    return true;
+  const auto *CE = dyn_cast<CallExpr>(E);
+  if (!CE)
+    return false;
+  llvm::StringRef Dependent = dependentMemberName(CE);
+  if (!Dependent.empty())
+    return Dependent == "forward" || Dependent == "backward" ||
+           Dependent == "step";
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || !FD->getIdentifier())
+    return false;
+  if (FD->getName() == "backward")
+    return utils::isInTorchNamespace(FD) || tensorMethod(E);
+  const auto *M = dyn_cast<CXXMethodDecl>(FD);
+  return M && FD->getName() == "step" &&
+         utils::isSameOrDerivedFrom(M->getParent(), "torch::optim::Optimizer");
+}
+
 /// A sync found at \p E, its message naming \p Name where the kind has %0.
 FoundSync makeFound(const Expr *E, const SyncKind &Kind,
                     llvm::StringRef Name = "") {
@@ -599,24 +622,46 @@ bool isHostOnlyCopy(const Site &S) {
 
 } // namespace
 
-/// Whether the walked code runs a forward pass between \p First and
-/// \p Second, whose waits then differ by that work.
-static bool forwardBetween(const WalkResult &R, SourceLocation First,
-                           SourceLocation Second, const SourceManager &SM) {
-  return llvm::any_of(R.Forwards, [&](SourceLocation F) {
-    return SM.isBeforeInTranslationUnit(First, F) &&
-           SM.isBeforeInTranslationUnit(F, Second);
+/// Whether the walked code runs device work between \p First and \p Second,
+/// whose waits then differ by that work.
+static bool workBetween(const WalkResult &R, SourceLocation First,
+                        SourceLocation Second, const SourceManager &SM) {
+  if (SM.isBeforeInTranslationUnit(Second, First))
+    std::swap(First, Second);
+  return llvm::any_of(R.Work, [&](SourceLocation W) {
+    return SM.isBeforeInTranslationUnit(First, W) &&
+           SM.isBeforeInTranslationUnit(W, Second);
   });
+}
+
+/// The sync that drains the device's queue in every run of the walked code
+/// and that the program needs: a copy whose data host code reads, or a
+/// value deciding leaving the loop, made here (not in a called function,
+/// whose branches are not seen) and outside every branch.
+static const Site *neededDrain(const WalkResult &R) {
+  for (const Site &S : R.Sites)
+    if (S.Always && S.Sync.Through.empty() &&
+        (isHostOnlyCopy(S) || S.Sync.Use == UseKind::Exit))
+      return &S;
+  return nullptr;
 }
 
 /// What of an iteration's syncs is worth reporting: not the syncs the
 /// program needs, nor its first copy whose data host code reads; a later
-/// copy is reported with the first when a forward pass runs between them
-/// (otherwise it waits only for the few ops since the first).
+/// copy is reported with the first when device work runs between them
+/// (otherwise it waits only for the few ops since the first). Where a
+/// needed sync drains the queue in every iteration of a loop that runs a
+/// forward pass, a sync with no such work between the two waits only for a
+/// few ops more, next to the pass; in a loop of small ops (a hand-written
+/// NMS) each round trip is the iteration's cost, and stays reported.
 Findings findingsOf(const WalkResult &R, const SourceManager &SM) {
   Findings F;
+  const Site *Drain = R.Work.empty() ? nullptr : neededDrain(R);
   for (const Site &S : R.Sites) {
     if (isNeededSync(S, R, SM))
+      continue;
+    if (Drain && &S != Drain &&
+        !workBetween(R, Drain->Where->getEndLoc(), S.Where->getEndLoc(), SM))
       continue;
     // A later copy to the CPU (one element logged, say) waits, like a second
     // host copy, only for the work since the first.
@@ -629,8 +674,8 @@ Findings findingsOf(const WalkResult &R, const SourceManager &SM) {
       F.HostCopy = &S;
       continue;
     }
-    if (forwardBetween(R, F.HostCopy->Where->getEndLoc(),
-                       S.Where->getEndLoc(), SM))
+    if (workBetween(R, F.HostCopy->Where->getEndLoc(), S.Where->getEndLoc(),
+                    SM))
       F.Reported.push_back({&S, F.HostCopy->Sync.Sync});
   }
   return F;
@@ -650,9 +695,11 @@ void SyncAnalysis::walk(const Stmt *S, WalkResult &R, unsigned Depth) {
     walkIf(If, R, Depth);
     return;
   }
+  if (walkedConditional(S, R, Depth))
+    return;
   if (const auto *E = dyn_cast<Expr>(S)) {
-    if (isForwardPass(E))
-      R.Forwards.push_back(E->getBeginLoc());
+    if (isStepWork(E))
+      R.Work.push_back(E->getBeginLoc());
     if (std::optional<FoundSync> Found = classify(E))
       addSite(E, *Found, R);
     else if (const auto *CE = dyn_cast<CallExpr>(E))
@@ -678,8 +725,10 @@ void SyncAnalysis::walkCall(const CallExpr *CE, WalkResult &R,
       Chained.Through.insert(Chained.Through.begin(), FD);
       if (Chained.Use == UseKind::Returned)
         Chained.Use = useOfSync(CE);
-      R.Sites.push_back({CE, Chained});
+      R.Sites.push_back({CE, Chained, R.Branches == 0});
     }
+    if (Sum.RunsWork)
+      R.Work.push_back(CE->getBeginLoc());
     R.HasTrainingLoop |= Sum.HasTrainingLoop;
   }
   if (!FD->isInStdNamespace())
@@ -709,9 +758,39 @@ void SyncAnalysis::walkIf(const IfStmt *If, WalkResult &R, unsigned Depth) {
   std::optional<bool> Constant = Devices.constantCondition(Cond);
   if (!hasRemainder(Cond) && !ThenExits && Constant != false &&
       !isErrorBranch(Then, Else, Cond))
-    walk(Then, R, Depth);
+    walkBranch(Then, R, Depth);
   if (!ElseExits && Constant != true && !isErrorBranch(Else, Then, Cond))
-    walk(Else, R, Depth);
+    walkBranch(Else, R, Depth);
+}
+
+void SyncAnalysis::walkBranch(const Stmt *S, WalkResult &R, unsigned Depth) {
+  ++R.Branches;
+  walk(S, R, Depth);
+  --R.Branches;
+}
+
+/// A switch, `c ? a : b`, `a && b` or `a || b`: what runs only under a
+/// condition is walked as a branch. False for any other statement.
+bool SyncAnalysis::walkedConditional(const Stmt *S, WalkResult &R,
+                                     unsigned Depth) {
+  if (const auto *Switch = dyn_cast<SwitchStmt>(S)) {
+    walk(Switch->getInit(), R, Depth);
+    walk(Switch->getCond(), R, Depth);
+    walkBranch(Switch->getBody(), R, Depth);
+    return true;
+  }
+  if (const auto *CO = dyn_cast<ConditionalOperator>(S)) {
+    walk(CO->getCond(), R, Depth);
+    walkBranch(CO->getTrueExpr(), R, Depth);
+    walkBranch(CO->getFalseExpr(), R, Depth);
+    return true;
+  }
+  const auto *BO = dyn_cast<BinaryOperator>(S);
+  if (!BO || !BO->isLogicalOp())
+    return false;
+  walk(BO->getLHS(), R, Depth);
+  walkBranch(BO->getRHS(), R, Depth);
+  return true;
 }
 
 /// Records a sync found in the walked code, with how its value is used; a
@@ -731,7 +810,7 @@ void SyncAnalysis::addSite(const Expr *E, FoundSync Found, WalkResult &R) {
     Found.Use = UseKind::Exit;
   // At the sync itself: a call a template leaves unresolved is reported at
   // its member name.
-  R.Sites.push_back({Found.Sync, Found});
+  R.Sites.push_back({Found.Sync, Found, R.Branches == 0});
 }
 
 const SyncAnalysis::Summary &SyncAnalysis::summarize(const FunctionDecl *FD,
@@ -754,6 +833,7 @@ const SyncAnalysis::Summary &SyncAnalysis::summarize(const FunctionDecl *FD,
       Sum.First = F.HostCopy->Sync; // counts with the caller's own copies
     }
     Sum.HasTrainingLoop = R.HasTrainingLoop;
+    Sum.RunsWork = !R.Work.empty();
   }
   return Summaries[Key] = Sum;
 }
@@ -1068,6 +1148,21 @@ std::optional<UseKind> useAsObject(const MemberExpr *ME) {
                                           : std::optional(UseKind::Other);
 }
 
+/// `copy[i].item<int>()`: one element of a tensor read as a number, as
+/// `copy.data_ptr<int>()[i]` reads it; null for anything else.
+const Expr *elementRead(const Stmt *Parent, const Stmt *Cur, ASTContext &Ctx) {
+  const auto *ME = dyn_cast<MemberExpr>(Parent);
+  const auto *M = ME ? dyn_cast<CXXMethodDecl>(ME->getMemberDecl()) : nullptr;
+  if (!M || !M->getIdentifier() || M->getName() != "item")
+    return nullptr;
+  const auto *Index = dyn_cast<CXXOperatorCallExpr>(
+      cast<Expr>(Cur)->IgnoreImplicitAsWritten());
+  if (!Index || Index->getOperator() != OO_Subscript)
+    return nullptr;
+  std::optional<DynTypedNode> Call = onlyParent(*ME, Ctx);
+  return Call ? Call->get<CXXMemberCallExpr>() : nullptr;
+}
+
 /// The use of an argument of an overloaded operator: a stream insertion
 /// logs a value and writes a tensor out, a subscript indexes, `+=` sums.
 std::optional<UseKind> useInOperatorCall(const CXXOperatorCallExpr *OC,
@@ -1251,6 +1346,8 @@ std::optional<UseKind> SyncAnalysis::useInStatement(const Stmt *Parent,
     return Use;
   if (const VarDecl *Container = containerStoredInto(Parent, Cur))
     return useOfContainer(Container, Depth + 1);
+  if (const Expr *Element = elementRead(Parent, Cur, Ctx))
+    return useOfElement(Element, Depth);
   if (const auto *CE = dyn_cast<CallExpr>(Parent))
     if (std::optional<UseKind> Use = useInHostCall(CE, Cur, Depth))
       return Use;

@@ -72,6 +72,9 @@ struct FoundSync {
 struct Site {
   const Expr *Where; // in the walked code: the sync itself or a call
   FoundSync Sync;
+  /// Outside every branch of the walked code: it runs each time the code
+  /// does.
+  bool Always = true;
 };
 
 struct WalkResult {
@@ -81,9 +84,12 @@ struct WalkResult {
   SourceLocation TimingSync;
   /// Whether a whole training/evaluation loop runs inside.
   bool HasTrainingLoop = false;
-  /// Where the walked code runs a module's forward pass: device work that a
-  /// later copy to the CPU waits for.
-  llvm::SmallVector<SourceLocation, 2> Forwards;
+  /// Where the walked code runs a module's forward pass, backward() or an
+  /// optimizer's step (itself or in a function it calls): device work that
+  /// a later copy to the CPU waits for.
+  llvm::SmallVector<SourceLocation, 2> Work;
+  /// How many branches (of an if, a switch, `?:`, `&&`) the walk is in.
+  unsigned Branches = 0;
 };
 
 struct Finding {
@@ -152,6 +158,7 @@ private:
   struct Summary {
     std::optional<FoundSync> First;
     bool HasTrainingLoop = false;
+    bool RunsWork = false;
   };
 
   void walk(const Stmt *S, WalkResult &R, unsigned Depth);
@@ -181,6 +188,8 @@ private:
   bool countDecidesExit(const Expr *Sync);
   bool isInside(const Stmt *S, const Stmt *Outer) const;
   void walkIf(const IfStmt *If, WalkResult &R, unsigned Depth);
+  void walkBranch(const Stmt *S, WalkResult &R, unsigned Depth);
+  bool walkedConditional(const Stmt *S, WalkResult &R, unsigned Depth);
   void addSite(const Expr *E, FoundSync Found, WalkResult &R);
   bool isTimingSync(const Expr *E);
   bool isTrainingLoop(const Stmt *Loop);

@@ -417,6 +417,94 @@ void positiveTokensDecodedAfterTheLoop(const Vocab &V, Decoder &D,
     Text.push_back(V.word(Id));
 }
 
+// ---- One drain per iteration ----------------------------------------------
+// An iteration whose predictions must reach host code waits for the whole
+// queue at that copy; a sync with no device work between the two waits for
+// what that copy waits for anyway.
+
+float batchMetric(const std::vector<int> &Preds);
+
+float negativeCountBeforeTheHostCopy(torch::nn::Linear &Model,
+                                     const std::vector<Tensor> &Batches,
+                                     bool Binary) {
+  torch::NoGradGuard NoGrad;
+  float Total = 0;
+  std::vector<int> Preds;
+  for (const auto &X : Batches) {
+    Tensor Out = Model->forward(X);
+    Tensor Pred;
+    int Correct = 0;
+    if (!Binary) {
+      Pred = Out.argmax(1);
+      Correct = Pred.eq(X).sum().item<int>();
+    } else {
+      Pred = Out.sigmoid().argmax(1);
+      Correct = Pred.eq(X).sum().item<int>();
+    }
+    Tensor Host = Pred.to(torch::kCPU);
+    Preds.clear();
+    for (int64_t I = 0; I < Host.size(0); ++I)
+      Preds.push_back(Host[I].item<int>());
+    Total += batchMetric(Preds) + Correct;
+    Total += computeLoss(Out).item<float>();
+  }
+  return Total;
+}
+
+float positiveWorkBetweenTheSyncAndTheCopy(torch::nn::Linear &Model,
+                                           torch::nn::Linear &Head,
+                                           const std::vector<Tensor> &Batches) {
+  torch::NoGradGuard NoGrad;
+  float Total = 0;
+  std::vector<int> Preds;
+  for (const auto &X : Batches) {
+    Tensor Hidden = Model->forward(X);
+    Total += Hidden.sum().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: 'item()' synchronizes the host with the device per iteration of the loop; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+    Tensor Host = Head->forward(Hidden).argmax(1).cpu();
+    Preds.assign(Host.data_ptr<int>(), Host.data_ptr<int>() + Host.numel());
+    Total += batchMetric(Preds);
+  }
+  return Total;
+}
+
+float positiveCopyOnlyUnderACondition(torch::nn::Linear &Model,
+                                      const std::vector<Tensor> &Batches,
+                                      bool Keep) {
+  torch::NoGradGuard NoGrad;
+  float Total = 0;
+  std::vector<int> Preds;
+  for (const auto &X : Batches) {
+    Tensor Out = Model->forward(X);
+    Total += computeLoss(Out).item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'item()' synchronizes the host with the device per iteration of the loop; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+    if (Keep) {
+      Tensor Host = Out.argmax(1).cpu();
+      Preds.assign(Host.data_ptr<int>(), Host.data_ptr<int>() + Host.numel());
+      Total += batchMetric(Preds);
+    }
+  }
+  return Total;
+}
+
+float positiveStepBetween(torch::nn::Linear &Model, torch::optim::SGD &Opt,
+                          const std::vector<Tensor> &Batches) {
+  float Total = 0;
+  std::vector<int> Preds;
+  for (const auto &X : Batches) {
+    Opt.zero_grad();
+    Tensor Out = Model->forward(X);
+    Tensor Host = Out.argmax(1).cpu();
+    Preds.assign(Host.data_ptr<int>(), Host.data_ptr<int>() + Host.numel());
+    Tensor Loss = computeLoss(Out);
+    Loss.backward();
+    Opt.step();
+    Total += Loss.item<float>() + batchMetric(Preds);
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'item()' synchronizes the host with the device per iteration of the loop; accumulate on the device and read the value once after the loop [torch-host-sync-in-loop]
+  }
+  return Total;
+}
+
 // ---- Loops over devices ----------------------------------------------------
 
 // One iteration per device (usually one): not a per-step loop, and values on
