@@ -1155,8 +1155,8 @@ const Expr *elementRead(const Stmt *Parent, const Stmt *Cur, ASTContext &Ctx) {
   const auto *M = ME ? dyn_cast<CXXMethodDecl>(ME->getMemberDecl()) : nullptr;
   if (!M || !M->getIdentifier() || M->getName() != "item")
     return nullptr;
-  const auto *Index = dyn_cast<CXXOperatorCallExpr>(
-      cast<Expr>(Cur)->IgnoreImplicitAsWritten());
+  const auto *Index =
+      dyn_cast<CXXOperatorCallExpr>(cast<Expr>(Cur)->IgnoreImplicitAsWritten());
   if (!Index || Index->getOperator() != OO_Subscript)
     return nullptr;
   std::optional<DynTypedNode> Call = onlyParent(*ME, Ctx);
