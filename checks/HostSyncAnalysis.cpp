@@ -258,17 +258,11 @@ llvm::StringRef dependentMemberName(const CallExpr *CE) {
 
 // ---- Error paths: branches that only report a failure ---------------------
 
-/// Whether \p T is a std::basic_ostream or derives from one.
+/// Whether \p T is a std::basic_ostream or derives from one (a base that
+/// depends on a template parameter is not known to be one).
 bool isOstreamType(QualType T) {
-  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
-  if (!RD || !RD->hasDefinition())
-    return false;
-  auto IsOstream = [](const CXXRecordDecl *Base) {
-    return Base->getIdentifier() && Base->getName() == "basic_ostream";
-  };
-  return IsOstream(RD) || !RD->forallBases([&](const CXXRecordDecl *Base) {
-    return !IsOstream(Base);
-  });
+  return utils::isSameOrDerivedFrom(
+      T.getNonReferenceType()->getAsCXXRecordDecl(), "std::basic_ostream");
 }
 
 /// `out << value` on a stream: a std::ostream, or any class whose operator<<

@@ -1,6 +1,7 @@
 //===--- UnitTestCode.cpp - libtorch-tidy ---------------------------------===//
 
 #include "utils/UnitTestCode.h"
+#include "utils/LibTorchNames.h"
 #include "utils/TorchCheck.h"
 
 #include "clang/AST/DeclCXX.h"
@@ -35,13 +36,11 @@ bool isRegistry(const FunctionDecl *FD) {
              .starts_with("boost::unit_test::");
 }
 
-/// Whether \p RD derives from GoogleTest's testing::Test.
+/// Whether \p RD derives from GoogleTest's testing::Test. A base that
+/// depends on a template parameter is not known to be it (a trainer class
+/// template deriving from its own base is no test fixture).
 bool isGoogleTestFixture(const CXXRecordDecl *RD) {
-  if (!RD || !RD->hasDefinition())
-    return false;
-  return !RD->forallBases([](const CXXRecordDecl *Base) {
-    return Base->getQualifiedNameAsString() != "testing::Test";
-  });
+  return utils::isSameOrDerivedFrom(RD, "testing::Test");
 }
 
 /// Whether a test framework's namespace is declared at all: most units have

@@ -27,6 +27,7 @@
 #endif
 
 #include <iostream>
+#include <vector>
 
 struct NetImpl : torch::nn::Module {
   NetImpl() : fc(register_module("fc", torch::nn::Linear(8, 1))) {}
@@ -47,6 +48,26 @@ void train(Net &net, torch::optim::SGD &opt, const torch::Device &device) {
     std::cout << loss.item<float>() << "\n";
     // CHECK-MESSAGES-ALL: :[[@LINE-1]]:23: warning: 'item()' synchronizes the host with the device per iteration of the loop; log it every N steps [torch-host-sync-in-loop]
   }
+}
+
+// A trainer class template deriving from a base that depends on its
+// parameter is no test fixture: its loop is reported whatever framework
+// the file includes (nothing instantiates it here).
+template <class Model> struct TrainerBase {
+  Model model;
+  std::vector<torch::Tensor> batches;
+};
+template <class Model> struct Trainer : TrainerBase<Model> {
+  std::vector<float> epoch();
+};
+template <class Model> std::vector<float> Trainer<Model>::epoch() {
+  std::vector<float> losses;
+  for (auto &batch : this->batches) {
+    torch::Tensor loss = this->model->forward(batch).mean();
+    losses.push_back(loss.item<float>());
+    // CHECK-MESSAGES-ALL: :[[@LINE-1]]:27: warning: 'item()' synchronizes the host with the device per iteration of the loop; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
+  }
+  return losses;
 }
 
 // A helper of internal linkage that only the tests below call.
