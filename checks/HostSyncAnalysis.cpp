@@ -1739,7 +1739,7 @@ namespace {
 class DeviceUseFinder : public RecursiveASTVisitor<DeviceUseFinder> {
 public:
   DeviceUseFinder(ASTContext &Ctx, const SourceManager &SM)
-      : SM(SM), Devices(Ctx) {}
+      : Ctx(Ctx), SM(SM), Devices(Ctx) {}
 
   bool TraverseDecl(Decl *D) {
     if (D && !isa<TranslationUnitDecl>(D) &&
@@ -1768,7 +1768,8 @@ public:
 
   bool VisitDeclRefExpr(DeclRefExpr *E) {
     noteGeneric(E);
-    return !noteIf(isCudaName(E->getDecl()));
+    return !noteIf(isCudaName(E->getDecl()) && !isProbe(E->getDecl()) &&
+                   !utils::storedOnlyInUnreadDevice(E, Ctx));
   }
   bool VisitMemberExpr(MemberExpr *E) {
     noteGeneric(E);
@@ -1777,11 +1778,13 @@ public:
   bool VisitCallExpr(CallExpr *E) {
     noteGeneric(E);
     Generic |= readsOptimizerParameters(E) && isUserCode(E->getExprLoc());
-    return !noteIf(isCudaName(E->getDirectCallee()));
+    return !noteIf(isCudaName(E->getDirectCallee()) &&
+                   !isProbe(E->getDirectCallee()));
   }
   bool VisitStringLiteral(StringLiteral *S) {
     return !noteIf(S->getCharByteWidth() == 1 &&
-                   S->getString().starts_with("cuda"));
+                   S->getString().starts_with("cuda") &&
+                   !utils::storedOnlyInUnreadDevice(S, Ctx));
   }
   bool VisitValueDecl(ValueDecl *D) {
     Generic |= isa<ParmVarDecl, FieldDecl>(D) && isUserCode(D->getLocation()) &&
@@ -1808,6 +1811,16 @@ private:
     std::string Name = D->getQualifiedNameAsString();
     return llvm::StringRef(Name).contains_insensitive("cuda");
   }
+  /// `torch::cuda::is_available()`, `device_count()`, `manual_seed()`: a
+  /// question about CUDA, or a seed for it, puts nothing on a GPU.
+  static bool isProbe(const NamedDecl *D) {
+    const auto *FD = dyn_cast_or_null<FunctionDecl>(D);
+    return FD && FD->getIdentifier() &&
+           llvm::is_contained({"is_available", "device_count",
+                               "cudnn_is_available", "manual_seed",
+                               "manual_seed_all"},
+                              FD->getName());
+  }
   bool noteIf(bool Mention) {
     Found |= Mention;
     return Found;
@@ -1821,6 +1834,7 @@ private:
     if (!Generic && !E->isValueDependent() && isUserCode(E->getExprLoc()))
       Generic = Devices.isDeviceGenericUse(E);
   }
+  ASTContext &Ctx;
   const SourceManager &SM;
   utils::DeviceAnalysis Devices;
 };

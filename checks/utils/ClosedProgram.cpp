@@ -62,7 +62,8 @@ bool isLibraryDeviceChoice(const FunctionDecl *FD, const CallExpr *E,
 /// show: made from a run-time value, or restored with saved tensors.
 class DeviceChoiceFinder : public RecursiveASTVisitor<DeviceChoiceFinder> {
 public:
-  explicit DeviceChoiceFinder(const SourceManager &SM) : SM(SM) {}
+  explicit DeviceChoiceFinder(ASTContext &Ctx)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
@@ -85,11 +86,14 @@ public:
   }
   /// Another accelerator than CUDA (kMPS, kXPU, kHIP, ...) is a device
   /// too; only the CPU's constants keep the program on the CPU.
+  /// A constant only stored in a device variable nothing reads chooses
+  /// nothing.
   bool VisitDeclRefExpr(DeclRefExpr *E) {
     const ValueDecl *D = E->getDecl();
     Found |= isEnumNamed(E->getType(), "DeviceType") && D->getIdentifier() &&
              isInLibTorchHeader(D->getLocation(), SM) &&
-             D->getName() != "kCPU" && D->getName() != "CPU";
+             D->getName() != "kCPU" && D->getName() != "CPU" &&
+             !storedOnlyInUnreadDevice(E, Ctx);
     return !Found;
   }
   bool VisitExplicitCastExpr(ExplicitCastExpr *E) {
@@ -102,6 +106,7 @@ public:
   bool Found = false;
 
 private:
+  ASTContext &Ctx;
   const SourceManager &SM;
 };
 
@@ -182,7 +187,7 @@ bool devicesClosedInUnit(ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   if (!Main || !ReachWalk(SM).run(Main))
     return false;
-  DeviceChoiceFinder Choices(SM);
+  DeviceChoiceFinder Choices(Ctx);
   Choices.TraverseDecl(Ctx.getTranslationUnitDecl());
   return !Choices.Found;
 }

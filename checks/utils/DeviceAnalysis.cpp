@@ -505,6 +505,72 @@ DeviceKind DeviceAnalysis::ofCallResult(const CallExpr *CE, unsigned Depth) {
   return ofTensorArguments(CE, Depth);
 }
 
+namespace {
+
+/// The value assigned when \p Ref is the left side of `=`, else null.
+const Expr *assignedTo(const DeclRefExpr *Ref, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*Ref);
+  const auto *P = Parents.empty() ? nullptr : Parents[0].get<Expr>();
+  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+      BO && BO->getOpcode() == BO_Assign && BO->getLHS() == Ref)
+    return BO->getRHS();
+  if (const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(P);
+      OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2 &&
+      OC->getArg(0) == Ref)
+    return OC->getArg(1);
+  return nullptr;
+}
+
+/// A local device variable whose value nothing reads: every mention of it
+/// is the left side of an assignment.
+bool isWriteOnlyDevice(const ValueDecl *D, ASTContext &Ctx) {
+  const auto *VD = dyn_cast_or_null<VarDecl>(D);
+  const auto *Fn =
+      VD ? dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod())
+         : nullptr;
+  if (!Fn || !Fn->getBody() || !VD->isLocalVarDecl() ||
+      VD->getType()->isReferenceType() || !isDeviceValueType(VD->getType()))
+    return false;
+  auto Refs =
+      match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("ref")),
+            *Fn->getBody(), Ctx);
+  return llvm::all_of(Refs, [&](const ast_matchers::BoundNodes &N) {
+    return assignedTo(N.getNodeAs<DeclRefExpr>("ref"), Ctx) != nullptr;
+  });
+}
+
+bool assignsWriteOnlyDevice(const Expr *LHS, ASTContext &Ctx) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(LHS->IgnoreParenImpCasts());
+  return Ref && isWriteOnlyDevice(Ref->getDecl(), Ctx);
+}
+
+} // namespace
+
+bool storedOnlyInUnreadDevice(const Expr *E, ASTContext &Ctx) {
+  DynTypedNode Cur = DynTypedNode::create(*E);
+  for (unsigned Steps = 0; Steps < 16; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Cur);
+    if (Parents.empty())
+      return false;
+    if (const auto *VD = Parents[0].get<VarDecl>())
+      return isWriteOnlyDevice(VD, Ctx);
+    const auto *P = Parents[0].get<Expr>();
+    // A call other than an assignment makes a new value of its own.
+    if (!P || (isa<CallExpr>(P) && !isa<CXXOperatorCallExpr>(P)))
+      return false;
+    if (const auto *BO = dyn_cast<BinaryOperator>(P);
+        BO && BO->getOpcode() == BO_Assign)
+      return BO->getRHS() == Cur.get<Expr>() &&
+             assignsWriteOnlyDevice(BO->getLHS(), Ctx);
+    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(P))
+      return OC->getOperator() == OO_Equal && OC->getNumArgs() == 2 &&
+             OC->getArg(1) == Cur.get<Expr>() &&
+             assignsWriteOnlyDevice(OC->getArg(0), Ctx);
+    Cur = Parents[0];
+  }
+  return false;
+}
+
 bool isDeviceValueType(QualType T) {
   return isRecordNamed(T, "Device") || isRecordNamed(T, "TensorOptions") ||
          isEnumNamed(T, "DeviceType");

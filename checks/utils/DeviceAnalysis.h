@@ -60,6 +60,11 @@ bool isDataLoaderBatch(const Expr *E);
 bool isTensorFactory(const FunctionDecl *FD);
 /// A Device, DeviceType or TensorOptions type, through references.
 bool isDeviceValueType(QualType T);
+/// Whether the value of \p E (a CUDA constant, say) only initializes or is
+/// assigned to a local device variable that nothing reads, through
+/// conversions and `?:`: `device = torch::kCUDA;` then `device =
+/// torch::kCPU;` with the model never told puts nothing on a GPU.
+bool storedOnlyInUnreadDevice(const Expr *E, ASTContext &Ctx);
 /// The value of a provably constant flag: a local `bool` or integer never
 /// assigned, incremented, address-taken or bound to a non-const reference,
 /// initialized with a literal (or any const variable with a constant
