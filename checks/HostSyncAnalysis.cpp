@@ -632,6 +632,15 @@ static bool workBetween(const WalkResult &R, SourceLocation First,
 /// and that the program needs: a copy whose data host code reads, or a
 /// value deciding leaving the loop, made here (not in a called function,
 /// whose branches are not seen) and outside every branch.
+/// A sync that only waits for what is queued and reads a result (item(), a
+/// copy, a print, a synchronize); one that computes on the device first and
+/// sizes further work by it (nonzero, a mask index, a norm) makes a round
+/// trip of device work of its own.
+static bool onlyReadsResults(const SyncKind *K) {
+  return K == &ItemSync || K == &CpuCopySync || K == &BoolSync ||
+         K == &PrintSync || K == &DeviceSync || K == &DataPtrSync;
+}
+
 static const Site *neededDrain(const WalkResult &R) {
   for (const Site &S : R.Sites)
     if (S.Always && S.Sync.Through.empty() &&
@@ -646,15 +655,16 @@ static const Site *neededDrain(const WalkResult &R) {
 /// (otherwise it waits only for the few ops since the first). Where a
 /// needed sync drains the queue in every iteration of a loop that runs a
 /// forward pass, a sync with no such work between the two waits only for a
-/// few ops more, next to the pass; in a loop of small ops (a hand-written
-/// NMS) each round trip is the iteration's cost, and stays reported.
+/// few ops more, next to the pass, when it only reads a result; in a loop
+/// of small ops (a hand-written NMS) each round trip is the iteration's
+/// cost, and stays reported.
 Findings findingsOf(const WalkResult &R, const SourceManager &SM) {
   Findings F;
   const Site *Drain = R.Work.empty() ? nullptr : neededDrain(R);
   for (const Site &S : R.Sites) {
     if (isNeededSync(S, R, SM))
       continue;
-    if (Drain && &S != Drain &&
+    if (Drain && &S != Drain && onlyReadsResults(S.Sync.Kind) &&
         !workBetween(R, Drain->Where->getEndLoc(), S.Where->getEndLoc(), SM))
       continue;
     // A later copy to the CPU (one element logged, say) waits, like a second

@@ -505,6 +505,25 @@ float positiveStepBetween(torch::nn::Linear &Model, torch::optim::SGD &Opt,
   return Total;
 }
 
+// After the drain, an op whose output size depends on the data still runs
+// on the device and makes the host wait for it before the next op: a round
+// trip of its own per iteration.
+float positiveDataDependentAfterTheHostCopy(torch::nn::Linear &Model,
+                                            const std::vector<Tensor> &Batches) {
+  torch::NoGradGuard NoGrad;
+  float Total = 0;
+  std::vector<int> Preds;
+  for (const auto &X : Batches) {
+    Tensor Out = Model->forward(X);
+    Tensor Host = Out.argmax(1).cpu();
+    Preds.assign(Host.data_ptr<int>(), Host.data_ptr<int>() + Host.numel());
+    Tensor Kept = Out.masked_select(Out > 0.0);
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'masked_select()' synchronizes the host with the device per iteration of the loop; its output size depends on the data
+    Total += batchMetric(Preds) + static_cast<float>(Kept.numel());
+  }
+  return Total;
+}
+
 // ---- Loops over devices ----------------------------------------------------
 
 // One iteration per device (usually one): not a per-step loop, and values on
