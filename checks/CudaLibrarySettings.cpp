@@ -126,22 +126,6 @@ bool isUnreadLocal(const VarDecl *VD) {
   return VD->hasLocalStorage() && !VD->isReferenced();
 }
 
-/// \p E is (in) the initializer of a local device variable nothing reads.
-bool initializesUnreadDevice(const Expr *E, ASTContext &Ctx) {
-  DynTypedNode Cur = DynTypedNode::create(*E);
-  for (unsigned Steps = 0; Steps < 16; ++Steps) {
-    DynTypedNodeList Parents = Ctx.getParents(Cur);
-    if (Parents.empty())
-      return false;
-    if (const auto *VD = Parents[0].get<VarDecl>())
-      return isDeviceVariableType(VD->getType()) && isUnreadLocal(VD);
-    if (!Parents[0].get<Expr>())
-      return false;
-    Cur = Parents[0];
-  }
-  return false;
-}
-
 /// The start of the first #include line of the main file.
 std::optional<SourceLocation> firstInclude(const SourceManager &SM) {
   FileID Main = SM.getMainFileID();
@@ -172,7 +156,7 @@ ProgramFacts::ProgramFacts(ASTContext &Ctx, const utils::ProjectIndex *Index)
       // there; a global may be read in other files.
       if (!isDeviceVariableType(VD->getType()) ||
           VD->getType()->isReferenceType() || isUnreadLocal(VD) ||
-          !Values.canBeCudaVar(VD, 0))
+          utils::isWriteOnlyDevice(VD, Ctx) || !Values.canBeCudaVar(VD, 0))
         continue;
       DeviceSelection Sel{VD->getLocation(), declStatement(VD, Ctx)};
       if (utils::isRecordNamed(VD->getType(), "Device") && better(Device, Sel))
@@ -220,7 +204,7 @@ ProgramFacts::ProgramFacts(ASTContext &Ctx, const utils::ProjectIndex *Index)
       const auto *E = N.getNodeAs<Expr>("e");
       if (const auto *S = dyn_cast<StringLiteral>(E); S && !isCudaString(S))
         continue;
-      if (initializesUnreadDevice(E, Ctx))
+      if (utils::storedOnlyInUnreadDevice(E, Ctx))
         continue;
       DeviceSelection Sel{E->getBeginLoc(), nullptr};
       if (better(Device, Sel))

@@ -521,8 +521,13 @@ const Expr *assignedTo(const DeclRefExpr *Ref, ASTContext &Ctx) {
   return nullptr;
 }
 
-/// A local device variable whose value nothing reads: every mention of it
-/// is the left side of an assignment.
+bool assignsWriteOnlyDevice(const Expr *LHS, ASTContext &Ctx) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(LHS->IgnoreParenImpCasts());
+  return Ref && isWriteOnlyDevice(Ref->getDecl(), Ctx);
+}
+
+} // namespace
+
 bool isWriteOnlyDevice(const ValueDecl *D, ASTContext &Ctx) {
   const auto *VD = dyn_cast_or_null<VarDecl>(D);
   const auto *Fn =
@@ -538,13 +543,6 @@ bool isWriteOnlyDevice(const ValueDecl *D, ASTContext &Ctx) {
     return assignedTo(N.getNodeAs<DeclRefExpr>("ref"), Ctx) != nullptr;
   });
 }
-
-bool assignsWriteOnlyDevice(const Expr *LHS, ASTContext &Ctx) {
-  const auto *Ref = dyn_cast<DeclRefExpr>(LHS->IgnoreParenImpCasts());
-  return Ref && isWriteOnlyDevice(Ref->getDecl(), Ctx);
-}
-
-} // namespace
 
 bool storedOnlyInUnreadDevice(const Expr *E, ASTContext &Ctx) {
   DynTypedNode Cur = DynTypedNode::create(*E);

@@ -65,6 +65,9 @@ bool isDeviceValueType(QualType T);
 /// conversions and `?:`: `device = torch::kCUDA;` then `device =
 /// torch::kCPU;` with the model never told puts nothing on a GPU.
 bool storedOnlyInUnreadDevice(const Expr *E, ASTContext &Ctx);
+/// A local device variable whose value nothing reads: every mention of it
+/// is the left side of an assignment.
+bool isWriteOnlyDevice(const ValueDecl *D, ASTContext &Ctx);
 /// The value of a provably constant flag: a local `bool` or integer never
 /// assigned, incremented, address-taken or bound to a non-const reference,
 /// initialized with a literal (or any const variable with a constant

@@ -4,6 +4,7 @@
 // RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_mock_1_13 -DDETERMINISTIC
 // RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_mock_1_13 -DDETERMINISTIC_ALGORITHMS
 // RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_mock_1_13 -DCPU_ONLY
+// RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_mock_1_13 -DPROBE_ONLY
 // RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_mock_1_13 -DNO_CONVOLUTION
 // RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_mock_1_13 -DNO_TRAINING
 // RUN: %check_torch_tidy --drop-checks=. %s torch-cudnn-benchmark %t -- -- %torch_mock_1_13 -DVARYING_SIZE
@@ -57,13 +58,19 @@ void train(Net &Model, torch::optim::SGD &Opt, torch::Device Device) {
 
 int main() {
   torch::DeviceType DeviceType = torch::kCPU;
-#ifndef CPU_ONLY
+#if defined(PROBE_ONLY)
+  // CUDA noted in a variable nothing reads, then the CPU after all.
+  torch::DeviceType Probe = torch::kCPU;
+  if (torch::cuda::is_available())
+    Probe = torch::kCUDA;
+  Probe = torch::kCPU;
+#elif !defined(CPU_ONLY)
   if (torch::cuda::is_available())
     DeviceType = torch::kCUDA;
 #endif
   torch::Device Device(DeviceType);
   // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: convolutions train on a device that can be CUDA with cuDNN's autotuner off: each convolution runs the algorithm cuDNN's heuristics pick, not the fastest one for its shapes; enable it once with 'at::globalContext().setBenchmarkCuDNN(true)' when the input shapes stay the same from step to step [torch-cudnn-benchmark]
-  // CHECK-MESSAGES: :31:3: note: training loop here
+  // CHECK-MESSAGES: :32:3: note: training loop here
   // CHECK-FIXES: {{^}}  torch::Device Device(DeviceType);{{$}}
   // CHECK-FIXES-NEXT: {{^}}  at::globalContext().setBenchmarkCuDNN(true);{{$}}
 #ifdef BENCHMARK_OFF
