@@ -537,27 +537,34 @@ bool isForwardPass(const Expr *E) {
   return false;
 }
 
-/// Device work a later sync waits for: a forward pass, backward() or an
-/// optimizer's step(); in a template, a call of forward, backward or step on
-/// an object of a dependent type.
-bool isStepWork(const Expr *E) {
+/// Device work a later sync waits for: a forward pass, or a training step's
+/// backward() or optimizer step(); in a template, a call of forward,
+/// backward or step on an object of a dependent type.
+enum class StepWork { None, Forward, Train };
+
+StepWork stepWorkOf(const Expr *E) {
   if (isForwardPass(E))
-    return true;
+    return StepWork::Forward;
   const auto *CE = dyn_cast<CallExpr>(E);
   if (!CE)
-    return false;
+    return StepWork::None;
   llvm::StringRef Dependent = dependentMemberName(CE);
   if (!Dependent.empty())
-    return Dependent == "forward" || Dependent == "backward" ||
-           Dependent == "step";
+    return Dependent == "forward"                           ? StepWork::Forward
+           : Dependent == "backward" || Dependent == "step" ? StepWork::Train
+                                                            : StepWork::None;
   const FunctionDecl *FD = CE->getDirectCallee();
   if (!FD || !FD->getIdentifier())
-    return false;
+    return StepWork::None;
   if (FD->getName() == "backward")
-    return utils::isInTorchNamespace(FD) || tensorMethod(E);
+    return utils::isInTorchNamespace(FD) || tensorMethod(E) ? StepWork::Train
+                                                            : StepWork::None;
   const auto *M = dyn_cast<CXXMethodDecl>(FD);
   return M && FD->getName() == "step" &&
-         utils::isSameOrDerivedFrom(M->getParent(), "torch::optim::Optimizer");
+                 utils::isSameOrDerivedFrom(M->getParent(),
+                                            "torch::optim::Optimizer")
+             ? StepWork::Train
+             : StepWork::None;
 }
 
 /// A sync found at \p E, its message naming \p Name where the kind has %0.
@@ -654,13 +661,14 @@ static const Site *neededDrain(const WalkResult &R) {
 /// copy is reported with the first when device work runs between them
 /// (otherwise it waits only for the few ops since the first). Where a
 /// needed sync drains the queue in every iteration of a loop that runs a
-/// forward pass, a sync with no such work between the two waits only for a
-/// few ops more, next to the pass, when it only reads a result; in a loop
-/// of small ops (a hand-written NMS) each round trip is the iteration's
-/// cost, and stays reported.
+/// forward pass and trains nothing (an evaluation), a sync with no such
+/// work between the two waits only for a few ops more, next to the pass,
+/// when it only reads a result. In a training step each extra round trip
+/// stalls the step before its backward(), and in a loop of small ops (a
+/// hand-written NMS) it is the iteration's cost: both stay reported.
 Findings findingsOf(const WalkResult &R, const SourceManager &SM) {
   Findings F;
-  const Site *Drain = R.Work.empty() ? nullptr : neededDrain(R);
+  const Site *Drain = R.Work.empty() || R.Trains ? nullptr : neededDrain(R);
   for (const Site &S : R.Sites) {
     if (isNeededSync(S, R, SM))
       continue;
@@ -702,8 +710,10 @@ void SyncAnalysis::walk(const Stmt *S, WalkResult &R, unsigned Depth) {
   if (walkedConditional(S, R, Depth))
     return;
   if (const auto *E = dyn_cast<Expr>(S)) {
-    if (isStepWork(E))
+    if (StepWork W = stepWorkOf(E); W != StepWork::None) {
       R.Work.push_back(E->getBeginLoc());
+      R.Trains |= W == StepWork::Train;
+    }
     if (std::optional<FoundSync> Found = classify(E))
       addSite(E, *Found, R);
     else if (const auto *CE = dyn_cast<CallExpr>(E))
@@ -733,6 +743,7 @@ void SyncAnalysis::walkCall(const CallExpr *CE, WalkResult &R,
     }
     if (Sum.RunsWork)
       R.Work.push_back(CE->getBeginLoc());
+    R.Trains |= Sum.Trains;
     R.HasTrainingLoop |= Sum.HasTrainingLoop;
   }
   if (!FD->isInStdNamespace())
@@ -838,6 +849,7 @@ const SyncAnalysis::Summary &SyncAnalysis::summarize(const FunctionDecl *FD,
     }
     Sum.HasTrainingLoop = R.HasTrainingLoop;
     Sum.RunsWork = !R.Work.empty();
+    Sum.Trains = R.Trains;
   }
   return Summaries[Key] = Sum;
 }

@@ -88,6 +88,8 @@ struct WalkResult {
   /// optimizer's step (itself or in a function it calls): device work that
   /// a later copy to the CPU waits for.
   llvm::SmallVector<SourceLocation, 2> Work;
+  /// Whether that work includes a training step's backward() or step().
+  bool Trains = false;
   /// How many branches (of an if, a switch, `?:`, `&&`) the walk is in.
   unsigned Branches = 0;
 };
@@ -159,6 +161,7 @@ private:
     std::optional<FoundSync> First;
     bool HasTrainingLoop = false;
     bool RunsWork = false;
+    bool Trains = false;
   };
 
   void walk(const Stmt *S, WalkResult &R, unsigned Depth);

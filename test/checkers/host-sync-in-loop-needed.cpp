@@ -524,6 +524,25 @@ float positiveDataDependentAfterTheHostCopy(torch::nn::Linear &Model,
   return Total;
 }
 
+// In a training step each read after the drain stalls the step once more
+// before its backward(): reported, unlike an evaluation's.
+void positiveReadAfterTheStopTestInATrainingStep(
+    torch::nn::Linear &Model, torch::optim::SGD &Opt,
+    const std::vector<Tensor> &Batches, std::vector<float> &Clips) {
+  for (const auto &X : Batches) {
+    Tensor Out = Model->forward(X);
+    float Kl = Out.mean().item<float>();
+    if (Kl > 1.5F)
+      break;
+    Clips.push_back(Out.sigmoid().mean().item<float>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:42: warning: 'item()' synchronizes the host with the device per iteration of the loop; keep the computation on the device, or read the value once after the loop [torch-host-sync-in-loop]
+    Tensor Loss = computeLoss(Out);
+    Opt.zero_grad();
+    Loss.backward();
+    Opt.step();
+  }
+}
+
 // ---- Loops over devices ----------------------------------------------------
 
 // One iteration per device (usually one): not a per-step loop, and values on
