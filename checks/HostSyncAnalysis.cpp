@@ -635,10 +635,6 @@ static bool workBetween(const WalkResult &R, SourceLocation First,
   });
 }
 
-/// The sync that drains the device's queue in every run of the walked code
-/// and that the program needs: a copy whose data host code reads, or a
-/// value deciding leaving the loop, made here (not in a called function,
-/// whose branches are not seen) and outside every branch.
 /// A sync that only waits for what is queued and reads a result (item(), a
 /// copy, a print, a synchronize); one that computes on the device first and
 /// sizes further work by it (nonzero, a mask index, a norm) makes a round
@@ -648,6 +644,10 @@ static bool onlyReadsResults(const SyncKind *K) {
          K == &PrintSync || K == &DeviceSync || K == &DataPtrSync;
 }
 
+/// The sync that drains the device's queue in every run of the walked code
+/// and that the program needs: a copy whose data host code reads, or a
+/// value deciding leaving the loop, made here (not in a called function,
+/// whose branches are not seen) and outside every branch.
 static const Site *neededDrain(const WalkResult &R) {
   for (const Site &S : R.Sites)
     if (S.Always && S.Sync.Through.empty() &&
