@@ -507,18 +507,15 @@ DeviceKind DeviceAnalysis::ofCallResult(const CallExpr *CE, unsigned Depth) {
 
 namespace {
 
-/// The value assigned when \p Ref is the left side of `=`, else null.
-const Expr *assignedTo(const DeclRefExpr *Ref, ASTContext &Ctx) {
+/// Whether \p Ref is the left side of `=`.
+bool isAssignedTo(const DeclRefExpr *Ref, ASTContext &Ctx) {
   DynTypedNodeList Parents = Ctx.getParents(*Ref);
   const auto *P = Parents.empty() ? nullptr : Parents[0].get<Expr>();
-  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
-      BO && BO->getOpcode() == BO_Assign && BO->getLHS() == Ref)
-    return BO->getRHS();
-  if (const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(P);
-      OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2 &&
-      OC->getArg(0) == Ref)
-    return OC->getArg(1);
-  return nullptr;
+  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P))
+    return BO->getOpcode() == BO_Assign && BO->getLHS() == Ref;
+  const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(P);
+  return OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2 &&
+         OC->getArg(0) == Ref;
 }
 
 bool assignsWriteOnlyDevice(const Expr *LHS, ASTContext &Ctx) {
@@ -540,7 +537,7 @@ bool isWriteOnlyDevice(const ValueDecl *D, ASTContext &Ctx) {
       match(findAll(declRefExpr(to(varDecl(equalsNode(VD)))).bind("ref")),
             *Fn->getBody(), Ctx);
   return llvm::all_of(Refs, [&](const ast_matchers::BoundNodes &N) {
-    return assignedTo(N.getNodeAs<DeclRefExpr>("ref"), Ctx) != nullptr;
+    return isAssignedTo(N.getNodeAs<DeclRefExpr>("ref"), Ctx);
   });
 }
 
