@@ -849,6 +849,30 @@ private:
 
 } // namespace
 
+int preparePchOnly(const CacheOptions &O) {
+  llvm::Expected<SourceCommand> Cmd = compileCommandFor(O.Compile, O.Source);
+  if (!Cmd) {
+    llvm::outs() << "none " << llvm::toString(Cmd.takeError()) << "\n";
+    return 0;
+  }
+  llvm::Expected<PchUse> Use =
+      prepareAutoPch(*Cmd, O.Source, O.Dir, PchBusy::Skip);
+  if (!Use) {
+    llvm::outs() << "none " << llvm::toString(Use.takeError()) << "\n";
+    return 0;
+  }
+  if (Use->Busy) {
+    llvm::outs() << "busy " << Use->Path << "\n";
+  } else if (Use->Built) {
+    llvm::outs() << "built " << Use->Path << " "
+                 << llvm::formatv("{0:F1}", Use->Seconds) << "\n";
+  } else {
+    markCacheItemUsed(Use->Path);
+    llvm::outs() << "reused " << Use->Path << "\n";
+  }
+  return 0;
+}
+
 int runCachedAnalysis(const CacheOptions &O) {
   return CachedRun(O).run();
 }

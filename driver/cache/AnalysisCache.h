@@ -94,6 +94,11 @@ std::string resultKey(const CacheOptions &O, const SourceCommand *Cmd);
 /// the checks they name.
 std::vector<std::string> withFactsCollector(std::vector<std::string> Args);
 
+/// Only the automatic PCH of O.Source: found or built (left to another run
+/// that is building it), without analysis. Prints one line on stdout:
+/// "built PATH SECONDS", "reused PATH", "busy PATH" or "none WHY"; returns 0.
+int preparePchOnly(const CacheOptions &O);
+
 /// Analyzes one file in a child process, or replays its stored run, and
 /// returns clang-tidy's exit code.
 int runCachedAnalysis(const CacheOptions &O);

@@ -93,7 +93,8 @@ TrimSummary trimCache(llvm::StringRef Dir, uint64_t MaxBytes,
                     .count();
   constexpr int64_t Hour = int64_t(3600) * 1000000000;
 
-  // PCHs: pch/<key>.{pch,h,deps}, and <key>.pch.<random>.tmp while built.
+  // PCHs: pch/<key>.{pch,h,deps}, and <key>.pch.<random>.tmp and
+  // <key>.lock while built.
   llvm::SmallString<256> PchDir(Dir);
   llvm::sys::path::append(PchDir, "pch");
   std::map<std::string, Item> Pchs;
@@ -104,6 +105,9 @@ TrimSummary trimCache(llvm::StringRef Dir, uint64_t MaxBytes,
     if (::lstat(It->path().c_str(), &St) || !S_ISREG(St.st_mode))
       continue;
     llvm::StringRef Name = llvm::sys::path::filename(It->path());
+    // A builder's claim: its owner removes it (AutoPch.cpp).
+    if (Name.ends_with(".lock"))
+      continue;
     if (Name.ends_with(".tmp")) {
       if (Now - mtimeNs(St) > Hour && !fs::remove(It->path())) {
         ++S.Leftovers;

@@ -65,8 +65,7 @@ const OptionSpec Options[] = {
      [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
        return setPath(O.Sarif, V, "export-sarif", "file name");
      }},
-    {"sarif-root", "DIR",
-     "Make the SARIF log's file names relative to DIR",
+    {"sarif-root", "DIR", "Make the SARIF log's file names relative to DIR",
      [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
        return setPath(O.SarifRoot, V, "sarif-root", "directory");
      }},
@@ -131,6 +130,14 @@ const OptionSpec Options[] = {
      "--update-index runs per file)",
      [](TorchOptions &O, llvm::StringRef V) -> llvm::Error {
        return setPath(O.IndexFacts, V, "index-facts", "file");
+     }},
+    {"prepare-pch", "",
+     "Only precompile the file's LibTorch includes into the cache, without "
+     "analysing it (what a whole-project run does for each file first); "
+     "prints one line: built, reused, busy or none, and why",
+     [](TorchOptions &O, llvm::StringRef) -> llvm::Error {
+       O.PreparePch = true;
+       return llvm::Error::success();
      }},
     {"collect-facts", "FILE",
      "Also write the file's facts for the project index to FILE (what a "
@@ -460,6 +467,10 @@ llvm::Error checkUsage(const CommandLine &CL) {
   if (!T.UseIndex && (T.UpdateIndex || !T.ProjectIndex.empty()))
     return usage("--no-project-index contradicts --update-index and "
                  "--project-index",
+                 2);
+  if (T.PreparePch && (CL.Sources.size() != 1 || !T.Pch))
+    return usage("--prepare-pch needs one source file and the PCH "
+                 "(not --no-pch)",
                  2);
   if (!T.IndexFacts.empty() && (!CL.BuildPath || CL.Sources.size() != 1))
     return usage("--index-facts needs -p BUILD_DIR and one source file", 2);

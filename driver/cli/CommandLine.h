@@ -66,6 +66,9 @@ struct TorchOptions {
   bool UseIndex = true;
   /// --index-facts=FILE: the index child, which writes the file's facts.
   std::string IndexFacts;
+  /// --prepare-pch: only build or find the file's PCH (the first phase of
+  /// a whole-project run).
+  bool PreparePch = false;
   /// --collect-facts=FILE: an analysis that also writes the file's facts
   /// (the children of a whole-project run).
   std::string CollectFacts;

@@ -268,7 +268,7 @@ int analyze(const DriverRun &R, bool Payloads) {
   if (!R.IndexPath.empty())
     Args.push_back(indexConfigArg(R.IndexPath));
   std::string FactsFile = Facts ? CL.Torch.IndexFacts : CL.Torch.CollectFacts;
-  if (!isCacheable(CL))
+  if (!isCacheable(CL) && !CL.Torch.PreparePch)
     return fixExitCode(runRecording(
         CL.Program,
         CL.Torch.CollectFacts.empty() ? Args : withFactsCollector(Args),
@@ -295,6 +295,8 @@ int analyze(const DriverRun &R, bool Payloads) {
   O.Compile.After = CL.ExtraArgs;
   if (CL.ConfigFile)
     O.ConfigFiles.push_back(*CL.ConfigFile);
+  if (CL.Torch.PreparePch)
+    return preparePchOnly(O);
   return runCachedAnalysis(O);
 }
 
@@ -396,6 +398,8 @@ int runWholeProject(const DriverRun &R) {
   P.Jobs = T.Jobs;
   P.FailOnFindings = T.FailOnFindings;
   P.Fix = CL.Fix;
+  P.Pch = T.Pch;
+  P.Explain = T.ExplainCache;
   P.OwnConfig = CL.Config || CL.ConfigFile;
   P.Findings = T.Findings;
   P.Sarif = T.Sarif;

@@ -2,7 +2,9 @@
 //
 // `libtorch-tidy -p build` with no source file: every file of the
 // compilation database, analyzed in parallel child processes, with progress
-// on a terminal and a summary by check. With the project index: the
+// on a terminal and a summary by check. The files' PCHs come first, each
+// built once (files of one LibTorch configuration share one), so that the
+// analyses in parallel all find theirs. With the project index: the
 // analysis reads the index there is (the previous run's) and collects each
 // file's facts; the facts are merged into the index, and when it changed,
 // every file runs again, which replays each stored result whose index
@@ -27,6 +29,8 @@ struct ProjectOptions {
   unsigned Jobs = 0;    ///< 0: all cores
   bool FailOnFindings = false;
   bool Fix = false;      ///< --fix: files may share headers, so one at a time
+  bool Pch = true;       ///< the automatic PCH: each built first, once
+  bool Explain = false;  ///< --cache-explain: say what the PCH phase did
   /// --config or --config-file: the command line's configuration, which a
   /// --config of the driver's would replace.
   bool OwnConfig = false;

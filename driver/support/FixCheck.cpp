@@ -146,8 +146,7 @@ llvm::Expected<Unit> unitFor(llvm::StringRef Source, const FixCheckOptions &O) {
   // what the analysis did.
   if (llvm::Expected<PchUse> Use = prepareAutoPch(U.Cmd, U.Source, O.CacheDir)) {
     U.Pch = Use->Path;
-    if (auto Code = llvm::MemoryBuffer::getFile(U.Source))
-      U.PchPrefix = leadingLibTorchIncludes((*Code)->getBuffer());
+    U.PchPrefix = Use->Prefix;
   } else {
     llvm::consumeError(Use.takeError());
   }
@@ -166,12 +165,16 @@ std::optional<std::string> parseError(const Unit &U,
   // the tool keeps only references to the texts.
   for (const auto &Entry : Texts)
     Tool.mapVirtualFile(Entry.getKey(), Entry.getValue());
-  auto Own = Texts.find(U.Source);
-  // The PCH holds the file's leading includes: a fix that changed them
-  // parses without it.
-  bool WithPch = !U.Pch.empty() &&
-                 (Own == Texts.end() ||
-                  leadingLibTorchIncludes(Own->second) == U.PchPrefix);
+  // The PCH holds the unit's leading includes: a fix that changed them (in
+  // the file or in a header they pass through) parses without it.
+  auto Read = [&](llvm::StringRef Path) -> std::optional<std::string> {
+    auto Fixed = Texts.find(Path);
+    if (Fixed != Texts.end())
+      return Fixed->getValue();
+    return readFromDisk(Path);
+  };
+  bool WithPch =
+      !U.Pch.empty() && libTorchPrefixOf(U.Cmd, U.Source, Read) == U.PchPrefix;
   if (WithPch)
     Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
         {"-include-pch", U.Pch}, tooling::ArgumentInsertPosition::BEGIN));

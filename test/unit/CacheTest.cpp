@@ -278,7 +278,13 @@ TEST(AutoPchPrefix, LeadingAngledIncludesWithLibTorch) {
                                     "#include <torch/torch.h> // all\n"
                                     "#include \"mine.h\"\n"
                                     "#include <ATen/ATen.h>\n"),
-            "#include <vector>\n#include <torch/torch.h>\n");
+            "#include <torch/torch.h>\n");
+  // The standard library before LibTorch is left to the file; any other
+  // header is precompiled with it, in order.
+  EXPECT_EQ(
+      leadingLibTorchIncludes("#include <cstdio>\n#include <Eigen/Dense>\n"
+                              "#include <torch/torch.h>\n"),
+      "#include <Eigen/Dense>\n#include <torch/torch.h>\n");
   EXPECT_EQ(leadingLibTorchIncludes("/* x */ #include <c10/core/Device.h>\n"),
             "#include <c10/core/Device.h>\n");
 }
@@ -287,6 +293,77 @@ TEST(AutoPchPrefix, NoneWithoutLibTorchOrAfterCode) {
   EXPECT_EQ(leadingLibTorchIncludes("#include <vector>\n"), "");
   EXPECT_EQ(leadingLibTorchIncludes("int x;\n#include <torch/torch.h>\n"), "");
   EXPECT_EQ(leadingLibTorchIncludes("#include <torch/torch.h> int x;\n"), "");
+}
+
+/// A project in a temporary folder: files written there, a compile command
+/// with its -I folders.
+class PrefixProject : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(fs::createUniqueDirectory("prefix-test", Root));
+  }
+  void TearDown() override { fs::remove_directories(Root); }
+
+  void file(llvm::StringRef Rel, llvm::StringRef Text) {
+    llvm::SmallString<256> Path(Root);
+    llvm::sys::path::append(Path, Rel);
+    fs::create_directories(llvm::sys::path::parent_path(Path));
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Path, EC);
+    OS << Text;
+  }
+
+  std::string prefix(llvm::StringRef Rel,
+                     std::vector<std::string> Flags = {"-Iinclude"}) {
+    SourceCommand Cmd;
+    Cmd.Directory = Root.str().str();
+    Cmd.CommandLine = {"clang++"};
+    Cmd.CommandLine.insert(Cmd.CommandLine.end(), Flags.begin(), Flags.end());
+    Cmd.CommandLine.push_back(Rel.str());
+    llvm::SmallString<256> Path(Root);
+    llvm::sys::path::append(Path, Rel);
+    return libTorchPrefixOf(Cmd, Path, readFromDisk);
+  }
+
+  llvm::SmallString<256> Root;
+};
+
+TEST_F(PrefixProject, FollowsProjectHeadersThatHoldOnlyIncludes) {
+  file("include/model.h", "// Model.\n#ifndef MODEL_H\n#define MODEL_H\n"
+                          "#include <vector>\n#include \"layers.h\"\n"
+                          "struct Model {};\n#endif\n");
+  file("include/layers.h", "#pragma once\n#include <torch/torch.h>\n");
+  file("src/model.cpp", "#include \"model.h\"\n#include <iostream>\n");
+  file("src/main.cpp", "#include <torch/torch.h>\n#include \"model.h\"\n");
+  file("src/data.cpp", "#include <model.h>\n");
+  EXPECT_EQ(prefix("src/model.cpp"), "#include <torch/torch.h>\n");
+  EXPECT_EQ(prefix("src/main.cpp"), "#include <torch/torch.h>\n");
+  // Angled, found in an -I folder: the project's header too.
+  EXPECT_EQ(prefix("src/data.cpp"), "#include <torch/torch.h>\n");
+  // Without the -I folder, model.h is not found: nothing is known to come
+  // first.
+  EXPECT_EQ(prefix("src/model.cpp", {}), "");
+}
+
+TEST_F(PrefixProject, StopsAtCodeOrAMacroBeforeLibTorch) {
+  file("include/config.h", "#pragma once\n#define USE_GPU 1\n"
+                           "#include <torch/torch.h>\n");
+  file("include/guarded.h",
+       "#ifndef A_H\n#define B_H\n#include <torch/torch.h>\n");
+  file("a.cpp", "#include \"config.h\"\n");
+  file("b.cpp", "#include \"guarded.h\"\n");
+  file("c.cpp", "#include \"absent.h\"\n#include <torch/torch.h>\n");
+  EXPECT_EQ(prefix("a.cpp"), "");
+  EXPECT_EQ(prefix("b.cpp"), "");
+  EXPECT_EQ(prefix("c.cpp"), "");
+}
+
+TEST_F(PrefixProject, QuotedLibTorchHeaderNotBesideItsIncluderIsTheAngledOne) {
+  file("a.cpp", "#include \"torch/torch.h\"\n");
+  EXPECT_EQ(prefix("a.cpp"), "#include <torch/torch.h>\n");
+  // A copy beside the file is the project's own: followed, not assumed.
+  file("torch/torch.h", "#pragma once\nint shadow;\n");
+  EXPECT_EQ(prefix("a.cpp"), "");
 }
 
 } // namespace
