@@ -157,8 +157,11 @@ enum class ScanEnd {
 /// the project's own headers that hold nothing but includes before it.
 class PrefixScanner {
 public:
-  PrefixScanner(std::vector<std::string> QuoteDirs, FileReader Read)
-      : QuoteDirs(std::move(QuoteDirs)), Read(Read) {}
+  /// \p QuoteDirs: the -iquote folders (the first \p QuoteCount), then the
+  /// -I ones.
+  PrefixScanner(std::vector<std::string> QuoteDirs, size_t QuoteCount,
+                FileReader Read)
+      : QuoteDirs(std::move(QuoteDirs)), QuoteCount(QuoteCount), Read(Read) {}
 
   ScanEnd scanFile(llvm::StringRef Path, unsigned Depth) {
     std::optional<std::string> Code = Read(Path);
@@ -256,42 +259,41 @@ private:
   /// A quoted include: a project header is scanned in turn; a LibTorch
   /// header that is not beside the includer is the angled one.
   ScanEnd followQuoted(llvm::StringRef Name, const FileState &S) {
-    std::optional<std::string> Found = findQuoted(Name, S.Dir);
+    std::optional<QuotedFile> Found = findQuoted(Name, S.Dir);
     if (!Found)
       return isLibTorchHeader(Name) ? addAngled(Name) : ScanEnd::Code;
-    if (isLibTorchHeader(Name) && !FoundBesideOrQuoted)
+    if (isLibTorchHeader(Name) && !Found->BesideOrQuoted)
       return addAngled(Name);
-    if (!Entered.insert(*Found).second)
+    if (!Entered.insert(Found->Path).second)
       return ScanEnd::Exhausted;
-    return scanFile(*Found, S.Depth + 1);
+    return scanFile(Found->Path, S.Depth + 1);
   }
+
+  struct QuotedFile {
+    std::string Path;
+    bool BesideOrQuoted; ///< beside the includer or in an -iquote folder
+  };
 
   /// Where `#include "Name"` in a file of \p Dir finds a file: beside it,
   /// then in the -iquote and -I folders in order.
-  std::optional<std::string> findQuoted(llvm::StringRef Name,
-                                        llvm::StringRef Dir) {
-    FoundBesideOrQuoted = true;
+  std::optional<QuotedFile> findQuoted(llvm::StringRef Name,
+                                       llvm::StringRef Dir) const {
     // No folder: a text without a file, whose includes are not looked up.
     for (size_t I = Dir.empty() ? 1 : 0; I <= QuoteDirs.size(); ++I) {
       llvm::SmallString<256> Path(I == 0 ? Dir
                                          : llvm::StringRef(QuoteDirs[I - 1]));
       llvm::sys::path::append(Path, Name);
       llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/false);
-      if (fs::is_regular_file(Path) || (I == 0 && Read(Path))) {
-        FoundBesideOrQuoted = I <= QuoteCount;
-        return Path.str().str();
-      }
+      if (fs::is_regular_file(Path) || (I == 0 && Read(Path)))
+        return QuotedFile{Path.str().str(), I <= QuoteCount};
     }
     return std::nullopt;
   }
 
   std::vector<std::string> QuoteDirs;
+  size_t QuoteCount;
   FileReader Read;
   llvm::StringSet<> Entered;
-  bool FoundBesideOrQuoted = true;
-
-public:
-  size_t QuoteCount = 0; ///< how many of QuoteDirs are -iquote folders
 };
 
 } // namespace
@@ -301,7 +303,7 @@ std::string leadingLibTorchIncludes(llvm::StringRef Code) {
   auto Read = [&](llvm::StringRef Path) {
     return Path == "<source>" ? std::optional<std::string>(Text) : std::nullopt;
   };
-  PrefixScanner Scanner({}, Read);
+  PrefixScanner Scanner({}, 0, Read);
   return Scanner.scanFile("<source>", 0) == ScanEnd::Torch ? Scanner.Prefix
                                                            : "";
 }
@@ -377,8 +379,7 @@ std::string libTorchPrefixOf(const SourceCommand &Cmd, llvm::StringRef Source,
   llvm::SmallString<256> AbsSource(Source);
   fs::make_absolute(Dir, AbsSource);
   llvm::sys::path::remove_dots(AbsSource, /*remove_dot_dot=*/true);
-  PrefixScanner Scanner(std::move(QuoteDirs), Read);
-  Scanner.QuoteCount = QuoteCount;
+  PrefixScanner Scanner(std::move(QuoteDirs), QuoteCount, Read);
   return Scanner.scanFile(AbsSource, 0) == ScanEnd::Torch ? Scanner.Prefix : "";
 }
 
