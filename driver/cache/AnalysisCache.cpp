@@ -81,6 +81,19 @@ bool isUnchanged(const Dependency &D) {
   return Hash && *Hash == D.Hash;
 }
 
+std::vector<llvm::StringRef> headerListPaths(llvm::StringRef Text) {
+  llvm::SmallVector<llvm::StringRef, 0> Lines;
+  Text.split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  std::vector<llvm::StringRef> Paths;
+  for (llvm::StringRef Line : Lines) {
+    // The textual format indents by include depth with dots.
+    llvm::StringRef Path = Line.ltrim('.').ltrim(' ').rtrim('\r');
+    if (!Path.empty())
+      Paths.push_back(Path);
+  }
+  return Paths;
+}
+
 llvm::Error readHeaderList(llvm::StringRef ListFile,
                            std::vector<Dependency> &Deps) {
   auto Buffer = llvm::MemoryBuffer::getFile(ListFile);
@@ -89,12 +102,8 @@ llvm::Error readHeaderList(llvm::StringRef ListFile,
   llvm::StringSet<> Seen;
   for (const Dependency &D : Deps)
     Seen.insert(D.Path);
-  llvm::SmallVector<llvm::StringRef, 0> Lines;
-  (*Buffer)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef Line : Lines) {
-    // The textual format indents by include depth with dots.
-    llvm::StringRef Path = Line.ltrim('.').ltrim(' ').rtrim('\r');
-    if (Path.empty() || !Seen.insert(Path).second)
+  for (llvm::StringRef Path : headerListPaths((*Buffer)->getBuffer())) {
+    if (!Seen.insert(Path).second)
       continue;
     llvm::Expected<Dependency> D = describeDependency(Path);
     if (!D)

@@ -38,6 +38,10 @@ llvm::Expected<Dependency> describeDependency(llvm::StringRef Path);
 /// A file that changed or is gone is a normal answer (false), not an error.
 bool isUnchanged(const Dependency &D);
 
+/// The paths a header-include list names (clang's -header-include-file, one
+/// path per line, indented with dots), in order.
+std::vector<llvm::StringRef> headerListPaths(llvm::StringRef Text);
+
 /// Appends to \p Deps the files a header-include list names (clang's
 /// -header-include-file, one path per line) that it does not hold yet,
 /// described; an error when the list or one of them cannot be read.

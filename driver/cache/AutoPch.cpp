@@ -354,6 +354,16 @@ includeDirFlags(const std::vector<std::string> &Flags,
   return Dirs;
 }
 
+/// \p Path below \p Dir (no trailing separator), relative to it; std::nullopt
+/// when it is not below it.
+std::optional<llvm::StringRef> pathBelow(llvm::StringRef Path,
+                                         llvm::StringRef Dir) {
+  if (!Path.starts_with(Dir) || Path.size() <= Dir.size() ||
+      Path[Dir.size()] != '/')
+    return std::nullopt;
+  return Path.drop_front(Dir.size() + 1);
+}
+
 std::string absoluteDirectory(const SourceCommand &Cmd) {
   llvm::SmallString<256> Dir(Cmd.Directory);
   fs::make_absolute(Dir);
@@ -364,9 +374,8 @@ std::string absoluteDirectory(const SourceCommand &Cmd) {
 
 std::string libTorchPrefixOf(const SourceCommand &Cmd, llvm::StringRef Source,
                              FileReader Read) {
-  std::vector<std::string> CL = Cmd.CommandLine;
   std::string Dir = absoluteDirectory(Cmd);
-  std::vector<IncludeDirFlag> Dirs = includeDirFlags(CL, Dir);
+  std::vector<IncludeDirFlag> Dirs = includeDirFlags(Cmd.CommandLine, Dir);
   // Quoted includes look in the -iquote folders, then in the -I ones.
   std::vector<std::string> QuoteDirs;
   for (const IncludeDirFlag &D : Dirs)
@@ -554,10 +563,8 @@ prefixHeaders(const SourceCommand &Cmd, const std::vector<std::string> &Flags,
   std::string Dir = absoluteDirectory(Cmd);
   std::vector<std::string> Headers;
   llvm::StringSet<> Seen;
-  llvm::SmallVector<llvm::StringRef, 0> Lines;
-  (*Text)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef Line : Lines) {
-    llvm::SmallString<256> Path(Line.ltrim('.').ltrim(' ').rtrim('\r'));
+  for (llvm::StringRef Line : headerListPaths((*Text)->getBuffer())) {
+    llvm::SmallString<256> Path(Line);
     fs::make_absolute(Dir, Path);
     llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/false);
     if (Seen.insert(Path).second)
@@ -580,8 +587,7 @@ withoutUnusedIncludeDirs(const std::vector<std::string> &Flags,
   for (const IncludeDirFlag &D : includeDirFlags(Flags, Directory)) {
     llvm::StringRef Dir = llvm::StringRef(D.Dir).rtrim('/');
     bool Provides = llvm::any_of(Headers, [&](const std::string &H) {
-      return llvm::StringRef(H).starts_with(Dir) && H.size() > Dir.size() &&
-             H[Dir.size()] == '/';
+      return pathBelow(H, Dir).has_value();
     });
     if (!Provides)
       std::fill_n(Drop.begin() + D.First, D.Count, true);
@@ -593,6 +599,20 @@ withoutUnusedIncludeDirs(const std::vector<std::string> &Flags,
   return Kept;
 }
 
+/// A SHA-256 of fields, each ended by a NUL so that no two lists of fields
+/// hash alike.
+class FieldHash {
+public:
+  void add(llvm::StringRef S) {
+    H.update(S);
+    H.update(llvm::StringRef("\0", 1));
+  }
+  std::string hex() { return llvm::toHex(H.final(), /*LowerCase=*/true); }
+
+private:
+  llvm::SHA256 H;
+};
+
 /// The name of the PCH of \p Prefix with \p Flags, in \p Cmd's directory:
 /// a hash of what decides its content, the headers it reads included, so
 /// that two commands share a PCH only when their headers are the same
@@ -601,23 +621,19 @@ std::string pchKey(const SourceCommand &Cmd,
                    const std::vector<std::string> &Flags,
                    llvm::StringRef Prefix,
                    const std::vector<std::string> &Headers) {
-  llvm::SHA256 H;
-  auto Add = [&](llvm::StringRef S) {
-    H.update(S);
-    H.update(llvm::StringRef("\0", 1));
-  };
-  Add("libtorch-tidy-pch 2");
-  Add(LLVM_VERSION_STRING);
+  FieldHash H;
+  H.add("libtorch-tidy-pch 2");
+  H.add(LLVM_VERSION_STRING);
   // The directory matters only to relative paths: without them, one PCH
   // serves every directory the same flags are used in.
   if (hasRelativePaths(Flags))
-    Add(absoluteDirectory(Cmd));
+    H.add(absoluteDirectory(Cmd));
   for (const std::string &F : Flags)
-    Add(F);
-  Add(Prefix);
+    H.add(F);
+  H.add(Prefix);
   for (const std::string &Header : Headers)
-    Add(Header);
-  return llvm::toHex(H.final(), /*LowerCase=*/true);
+    H.add(Header);
+  return H.hex();
 }
 
 /// The files of one PCH in the cache: the PCH, its dependency list and the
@@ -779,10 +795,15 @@ llvm::Expected<PchUse> keyedPch(const SourceCommand &Cmd,
   PchUse Use;
   Use.Path = Files.Pch;
   Use.Prefix = Prefix.str();
-  if (std::optional<std::vector<Dependency>> Deps = reusableDeps(Files)) {
-    Use.Deps = std::move(*Deps);
+  // Whether the PCH is there and current; its headers go into Use.
+  auto Reusable = [&] {
+    std::optional<std::vector<Dependency>> Deps = reusableDeps(Files);
+    if (Deps)
+      Use.Deps = std::move(*Deps);
+    return Deps.has_value();
+  };
+  if (Reusable())
     return Use;
-  }
   fs::create_directories(llvm::sys::path::parent_path(Files.Pch));
   BuildClaim Claim((Base + ".lock").str());
   auto Start = std::chrono::steady_clock::now();
@@ -793,16 +814,12 @@ llvm::Expected<PchUse> keyedPch(const SourceCommand &Cmd,
       return Use;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    if (std::optional<std::vector<Dependency>> Deps = reusableDeps(Files)) {
-      Use.Deps = std::move(*Deps);
+    if (Reusable())
       return Use;
-    }
   }
   // Built by the holder of the claim just before this run took it.
-  if (std::optional<std::vector<Dependency>> Deps = reusableDeps(Files)) {
-    Use.Deps = std::move(*Deps);
+  if (Reusable())
     return Use;
-  }
   Start = std::chrono::steady_clock::now();
   llvm::Expected<std::vector<Dependency>> Deps =
       buildPch(Cmd, Flags, Files, Prefix);
@@ -821,21 +838,16 @@ llvm::Expected<PchUse> keyedPch(const SourceCommand &Cmd,
 std::string planPath(const SourceCommand &Cmd,
                      const std::vector<std::string> &AllFlags,
                      llvm::StringRef Prefix, llvm::StringRef CacheDir) {
-  llvm::SHA256 H;
-  for (llvm::StringRef S : {llvm::StringRef("libtorch-tidy-pch-plan 1"),
-                            llvm::StringRef(LLVM_VERSION_STRING), Prefix}) {
-    H.update(S);
-    H.update(llvm::StringRef("\0", 1));
-  }
+  FieldHash H;
+  H.add("libtorch-tidy-pch-plan 1");
+  H.add(LLVM_VERSION_STRING);
+  H.add(Prefix);
   if (hasRelativePaths(AllFlags))
-    H.update(absoluteDirectory(Cmd));
-  for (const std::string &F : AllFlags) {
-    H.update(F);
-    H.update(llvm::StringRef("\0", 1));
-  }
+    H.add(absoluteDirectory(Cmd));
+  for (const std::string &F : AllFlags)
+    H.add(F);
   llvm::SmallString<256> Path(CacheDir);
-  llvm::sys::path::append(Path, "pch", "plans",
-                          llvm::toHex(H.final(), /*LowerCase=*/true));
+  llvm::sys::path::append(Path, "pch", "plans", H.hex());
   return Path.str().str();
 }
 
@@ -855,12 +867,12 @@ bool mayBeShadowed(const std::vector<std::string> &AllFlags,
     llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
     llvm::StringRef H = Abs;
     for (const std::string &E : Dirs) {
-      if (!H.starts_with(E) || H.size() <= E.size() || H[E.size()] != '/')
+      std::optional<llvm::StringRef> Rel = pathBelow(H, E);
+      if (!Rel)
         continue;
-      llvm::StringRef Rel = H.drop_front(E.size() + 1);
       for (const std::string &Other : Dirs) {
         llvm::SmallString<256> P(Other);
-        llvm::sys::path::append(P, Rel);
+        llvm::sys::path::append(P, *Rel);
         if (Other != E && fs::exists(P))
           return true;
       }
