@@ -105,7 +105,7 @@ bool seesOnlyHostTensors(const Stmt *S, ASTContext &Ctx,
   utils::CudaReach Reach =
       Usr.empty() ? utils::CudaReach::Unknown : Index->cudaReach(Usr);
   if (Reach == utils::CudaReach::Unknown)
-    return !Index->selectsCuda();
+    return Index->neverSelectsCuda();
   return Reach == utils::CudaReach::No && !classNamesCuda(Fn, Ctx);
 }
 

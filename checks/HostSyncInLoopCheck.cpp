@@ -58,7 +58,7 @@ bool HostSyncInLoopCheck::projectNeverSelectsCuda(const SourceManager &SM) {
     Said = DetectedProjectSelectsCuda;
   if (Said == "unknown")
     if (const utils::ProjectIndex *Index = projectIndex(SM))
-      return !Index->selectsCuda();
+      return Index->neverSelectsCuda();
   return Said == "false";
 }
 
@@ -377,7 +377,7 @@ void HostSyncInLoopCheck::reportPerStep(const Finding &Found,
               "call of %1, which runs per step: %2%3; %4")
         << calleeName(S.Where, F.Through.front()) << FD << F.What
         << throughPath(F) << Hint;
-  notePerStep(FD, Why);
+  notePerStep(FD, Why, Ctx.getSourceManager());
   if (!F.Through.empty())
     diag(F.Sync->getExprLoc(), "%0 synchronizes here", DiagnosticIDs::Note)
         << F.What;
@@ -388,12 +388,49 @@ void HostSyncInLoopCheck::reportPerStep(const Finding &Found,
          DiagnosticIDs::Note);
 }
 
-/// The note at the function: the loop that repeats it, in whichever file,
-/// and the call that leads there; or the convention (a module's forward()
-/// or a functor's operator() that no project code calls).
+namespace {
+
+/// Where the call \p Call of \p FD is, when its file is part of this
+/// translation unit (at the function's name on that line, else at the
+/// line's first character); invalid otherwise.
+SourceLocation callLocation(const utils::SourcePlace &Call,
+                            const FunctionDecl *FD, const SourceManager &SM) {
+  if (Call.File.empty() || Call.Line == 0)
+    return {};
+  llvm::Expected<FileEntryRef> File = SM.getFileManager().getFileRef(Call.File);
+  if (!File) {
+    llvm::consumeError(File.takeError());
+    return {};
+  }
+  FileID FID = SM.translateFile(*File);
+  if (FID.isInvalid())
+    return {};
+  SourceLocation Line = SM.translateLineCol(FID, Call.Line, 1);
+  bool Invalid = false;
+  llvm::StringRef Text = SM.getCharacterData(Line, &Invalid);
+  if (Invalid)
+    return {};
+  Text = Text.take_until([](char C) { return C == '\n'; });
+  size_t Column =
+      FD->getIdentifier() ? Text.find(FD->getName()) : llvm::StringRef::npos;
+  if (Column == llvm::StringRef::npos)
+    Column = std::min(Text.find_first_not_of(" \t"), Text.size());
+  return Line.getLocWithOffset(Column);
+}
+
+} // namespace
+
+/// The note at the call that repeats the function when this translation
+/// unit holds it, else at the function: the loop that repeats it, in
+/// whichever file, and the call that leads there; or the convention (a
+/// module's forward() or a functor's operator() that no project code
+/// calls).
 void HostSyncInLoopCheck::notePerStep(const FunctionDecl *FD,
-                                      const utils::StepReason &Why) {
+                                      const utils::StepReason &Why,
+                                      const SourceManager &SM) {
   SourceLocation At = FD->getLocation();
+  if (SourceLocation Call = callLocation(Why.Call, FD, SM); Call.isValid())
+    At = Call;
   if (Why.Loop.File.empty() && Why.Caller.empty()) {
     diag(At, "%0 runs per step: a module's forward() or a functor's "
              "operator() that the project never calls itself",

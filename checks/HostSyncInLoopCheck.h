@@ -66,7 +66,8 @@ private:
               bool InInstantiation, ASTContext &Ctx);
   void reportPerStep(const hostsync::Finding &Found, const FunctionDecl *FD,
                      const utils::StepReason &Why, ASTContext &Ctx);
-  void notePerStep(const FunctionDecl *FD, const utils::StepReason &Why);
+  void notePerStep(const FunctionDecl *FD, const utils::StepReason &Why,
+                   const SourceManager &SM);
 
   const unsigned MaxCallDepth;
   const bool CheckCpuOnlyCode;

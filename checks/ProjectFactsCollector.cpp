@@ -3,17 +3,18 @@
 #include "ProjectFactsCollector.h"
 #include "ConvBiasModuleAnalysis.h"
 #include "CudaLibrarySettings.h"
-#include "HostSyncAnalysis.h"
 #include "HostDataAnalysis.h"
+#include "HostSyncAnalysis.h"
 #include "SampleCostAnalysis.h"
 #include "utils/AutogradGuards.h"
 #include "utils/ConstantFacts.h"
 #include "utils/DeviceAnalysis.h"
 #include "utils/LibTorchHeaders.h"
 #include "utils/LibTorchNames.h"
-#include "utils/TorchCheck.h"
 #include "utils/ProjectIndex.h"
+#include "utils/TorchCheck.h"
 #include "utils/TrainingCode.h"
+#include "utils/UnitTestCode.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Preprocessor.h"
@@ -386,6 +387,7 @@ private:
     F.Where = placeOf(FD->getLocation());
     F.PerStepByConvention = utils::isPerStepByConvention(FD);
     F.IsMain = FD->isMain();
+    Facts.HasProgram |= F.IsMain && !utils::isTestRunnerMain(FD);
     F.SelectsCuda = hostsync::mentionsCuda(FD, Ctx, SM);
     F.ReturnsHostData = returnsHostTensor(FD, Ctx);
     F.ReturnsDevice = utils::isDeviceValueType(FD->getReturnType());

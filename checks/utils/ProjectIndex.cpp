@@ -259,10 +259,11 @@ std::string jsonText(json::Object O) {
 }
 
 /// The parts every facts or index file starts with: format version 1, the
-/// CUDA flag and the stamps of its inputs.
+/// CUDA and program flags and the stamps of its inputs.
 struct Header {
   const json::Object *Top = nullptr;
   bool SelectsCuda = false;
+  bool HasProgram = true;
   std::vector<FileStamp> Inputs;
 };
 
@@ -272,6 +273,8 @@ llvm::Expected<Header> headerOf(const json::Value &V, llvm::StringRef What) {
   if (!H.Top || H.Top->getInteger("version") != 1)
     return malformed("not " + What);
   H.SelectsCuda = flag(*H.Top, "cuda");
+  // Written before programs were told from test runners: a program.
+  H.HasProgram = H.Top->getBoolean("program").value_or(true);
   llvm::Expected<std::vector<FileStamp>> Inputs =
       stampsFrom(H.Top->getArray("inputs"));
   if (!Inputs)
@@ -297,6 +300,7 @@ std::string serializeFacts(const FileFacts &F) {
                  {"file", F.File},
                  {"inputs", stampsToJson(F.Inputs)},
                  {"cuda", F.SelectsCuda},
+                 {"program", F.HasProgram},
                  {"functions", std::move(Functions)},
                  {"calls", std::move(Calls)},
                  {"members", std::move(Members)},
@@ -318,6 +322,7 @@ llvm::Expected<FileFacts> parseFacts(llvm::StringRef Json) {
   FileFacts F;
   F.File = text(*O, "file");
   F.SelectsCuda = H->SelectsCuda;
+  F.HasProgram = H->HasProgram;
   F.Inputs = std::move(H->Inputs);
   if (llvm::Error E = eachObject(*O, "functions", [&](const json::Object &I) {
         F.Functions.push_back(functionFrom(I));
@@ -694,9 +699,11 @@ ProjectIndex mergeFacts(const std::vector<FileFacts> &Files) {
   llvm::StringSet<> Cuda = cudaClosure(G);
   KnownRoots Roots(G), OnceRoots(G, /*OnlyOnce=*/true);
   ProjectIndex Index;
+  Index.HasProgram = false;
   llvm::StringSet<> SeenInputs;
   for (const FileFacts &F : Files) {
     Index.SelectsCuda |= F.SelectsCuda;
+    Index.HasProgram |= F.HasProgram;
     for (const FileStamp &S : F.Inputs)
       if (SeenInputs.insert(S.Path).second)
         Index.Inputs.push_back(S);
@@ -850,6 +857,8 @@ std::string ProjectIndex::answer(llvm::StringRef Kind,
     return LibrarySettings.count(Key.str()) ? "1" : "0";
   if (Kind == "project-cuda")
     return SelectsCuda ? "1" : "0";
+  if (Kind == "project-never-cuda")
+    return HasProgram && !SelectsCuda ? "1" : "0";
   return "?";
 }
 
@@ -926,6 +935,12 @@ bool ProjectIndex::makesSetting(llvm::StringRef Setting) const {
 bool ProjectIndex::selectsCuda() const {
   recordIndexAnswer("project-cuda", "", SelectsCuda ? "1" : "0");
   return SelectsCuda;
+}
+
+bool ProjectIndex::neverSelectsCuda() const {
+  std::string A = answer("project-never-cuda", "");
+  recordIndexAnswer("project-never-cuda", "", A);
+  return A == "1";
 }
 
 std::string changedIndexAnswer(const ProjectIndex *Index,
@@ -1023,17 +1038,18 @@ std::string ProjectIndex::serialize() const {
   }
   json::Array Ms = inKeyOrder(Members);
   json::Array Convs = inKeyOrder(ConvModules);
-  json::Object O{{"version", 1},
-                 {"cuda", SelectsCuda},
-                 {"inputs", stampsToJson(Inputs)},
-                 {"functions", std::move(Fns)},
-                 {"members", std::move(Ms)},
-                 {"convModules", std::move(Convs)},
-                 {"sampleCosts", inKeyOrder(SampleCosts)},
-                 {"moduleLayers", inKeyOrder(ModuleLayers)},
-                 {"settings", settingsToJson(std::vector<std::string>(
-                                  LibrarySettings.begin(),
-                                  LibrarySettings.end()))}};
+  json::Object O{
+      {"version", 1},
+      {"cuda", SelectsCuda},
+      {"program", HasProgram},
+      {"inputs", stampsToJson(Inputs)},
+      {"functions", std::move(Fns)},
+      {"members", std::move(Ms)},
+      {"convModules", std::move(Convs)},
+      {"sampleCosts", inKeyOrder(SampleCosts)},
+      {"moduleLayers", inKeyOrder(ModuleLayers)},
+      {"settings", settingsToJson(std::vector<std::string>(
+                       LibrarySettings.begin(), LibrarySettings.end()))}};
   return jsonText(std::move(O));
 }
 
@@ -1059,6 +1075,7 @@ llvm::Expected<ProjectIndex> ProjectIndex::parse(llvm::StringRef Json) {
   const json::Object *O = H->Top;
   ProjectIndex Index;
   Index.SelectsCuda = H->SelectsCuda;
+  Index.HasProgram = H->HasProgram;
   Index.Inputs = std::move(H->Inputs);
   if (llvm::Error E = eachObject(*O, "functions", [&](const json::Object &I) {
         Entry &En = Index.Functions[text(I, "usr")];

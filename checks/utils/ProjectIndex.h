@@ -139,6 +139,8 @@ struct FileFacts {
   std::vector<FileStamp> Inputs;
   /// Code at file scope of the main file names a CUDA device.
   bool SelectsCuda = false;
+  /// The file defines a program's main(), not a test framework's runner.
+  bool HasProgram = false;
   std::vector<FunctionFact> Functions;
   std::vector<CallFact> Calls;
   std::vector<MemberFact> Members;
@@ -198,6 +200,11 @@ public:
   bool makesSetting(llvm::StringRef Setting) const;
   /// Any file of the project selects CUDA.
   bool selectsCuda() const;
+  /// The project's own programs never select CUDA: it has a program (a
+  /// main() that is not a test framework's runner) and no file selects
+  /// CUDA. A library whose only main() runs its unit tests is used by
+  /// programs elsewhere, which pick the device.
+  bool neverSelectsCuda() const;
   /// The first input of the index that changed since it was built, or "".
   std::string firstStaleInput(llvm::StringRef Except = "") const;
   const std::vector<FileStamp> &inputs() const { return Inputs; }
@@ -228,6 +235,7 @@ private:
   std::set<std::string> LibrarySettings;
   std::vector<FileStamp> Inputs;
   bool SelectsCuda = false;
+  bool HasProgram = true;
 };
 
 /// The index of the facts of every file of a project: the call graph's

@@ -169,6 +169,52 @@ UnitTestCode::UnitTestCode(ASTContext &Ctx) : SM(Ctx.getSourceManager()) {
   }
 }
 
+namespace {
+
+/// A runner's entry point: a declaration of a test framework's namespace,
+/// or of Google Benchmark's.
+bool isRunnerDecl(const Decl *D) {
+  const NamespaceDecl *NS = D ? outermostNamespace(D) : nullptr;
+  if (!NS || !NS->getIdentifier())
+    return false;
+  llvm::StringRef Name = NS->getName();
+  if (Name == "doctest" || Name == "Catch" || Name == "testing" ||
+      Name == "benchmark")
+    return true;
+  const auto *ND = dyn_cast<NamedDecl>(D);
+  return Name == "boost" && ND &&
+         llvm::StringRef(ND->getQualifiedNameAsString())
+             .starts_with("boost::unit_test::");
+}
+
+/// Finds a reference to a runner's declaration.
+class RunnerFinder : public RecursiveASTVisitor<RunnerFinder> {
+public:
+  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    Found |= isRunnerDecl(Ref->getDecl());
+    return !Found;
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *CE) {
+    Found |= isRunnerDecl(CE->getConstructor());
+    return !Found;
+  }
+  bool VisitMemberExpr(MemberExpr *ME) {
+    Found |= isRunnerDecl(ME->getMemberDecl());
+    return !Found;
+  }
+  bool Found = false;
+};
+
+} // namespace
+
+bool isTestRunnerMain(const FunctionDecl *FD) {
+  if (!FD || !FD->isMain() || !FD->hasBody())
+    return false;
+  RunnerFinder F;
+  F.TraverseStmt(FD->getBody());
+  return F.Found;
+}
+
 bool UnitTestCode::contains(SourceLocation Loc) const {
   if (Ranges.empty() || Loc.isInvalid())
     return false;

@@ -42,6 +42,12 @@ private:
   llvm::SmallVector<Range, 8> Ranges;
 };
 
+/// Whether \p FD is a test or benchmark framework's main(): one that runs
+/// registered tests (doctest's, Catch2's, GoogleTest's, Boost.Test's) or
+/// Google Benchmark's benchmarks. A project whose only main() is one is a
+/// library: the programs that use it, and pick its device, are elsewhere.
+bool isTestRunnerMain(const FunctionDecl *FD);
+
 } // namespace clang::tidy::torch::utils
 
 #endif // LIBTORCH_TIDY_CHECKS_UTILS_UNITTESTCODE_H

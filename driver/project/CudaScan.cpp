@@ -93,6 +93,73 @@ bool selectsCuda(llvm::StringRef Text) {
 
 namespace {
 
+/// Identifiers that mark a main() as a test or benchmark framework's runner.
+bool isRunnerName(llvm::StringRef Name) {
+  return llvm::is_contained({"doctest", "Catch", "testing", "benchmark",
+                             "RUN_ALL_TESTS", "unit_test", "unit_test_main"},
+                            Name);
+}
+
+/// Reads the raw tokens of a file for a main() definition at file scope.
+class MainScanner {
+public:
+  explicit MainScanner(llvm::StringRef Text)
+      : LO(cxxOptions()), Lex(clang::SourceLocation(), LO, Text.begin(),
+                              Text.begin(), Text.end()) {}
+
+  /// Whether the text defines a main() whose body names no runner.
+  bool definesProgram() {
+    clang::Token Prev;
+    Prev.startToken();
+    unsigned Depth = 0;
+    clang::Token Tok;
+    while (next(Tok)) {
+      if (Tok.is(tok::l_brace))
+        ++Depth;
+      else if (Tok.is(tok::r_brace) && Depth)
+        --Depth;
+      else if (Depth == 0 && isIdentifier(Tok, "main") &&
+               (isIdentifier(Prev, "int") || isIdentifier(Prev, "auto"))) {
+        std::optional<bool> Runner = mainBody();
+        if (Runner && !*Runner)
+          return true;
+      }
+      Prev = Tok;
+    }
+    return false;
+  }
+
+private:
+  bool next(clang::Token &Tok) {
+    return !Lex.LexFromRawLexer(Tok) || Tok.isNot(tok::eof);
+  }
+
+  /// After `main`: whether the definition's body names a runner; nullopt
+  /// for a declaration or something else.
+  std::optional<bool> mainBody() {
+    clang::Token Tok;
+    if (!next(Tok) || Tok.isNot(tok::l_paren))
+      return std::nullopt;
+    for (unsigned Parens = 1; Parens && next(Tok);)
+      Parens += Tok.is(tok::l_paren) ? 1 : Tok.is(tok::r_paren) ? -1 : 0;
+    // A trailing return type or noexcept may come before the body.
+    while (next(Tok) && !Tok.isOneOf(tok::l_brace, tok::semi, tok::eof))
+      ;
+    if (Tok.isNot(tok::l_brace))
+      return std::nullopt;
+    bool Runner = false;
+    for (unsigned Braces = 1; Braces && next(Tok);) {
+      Braces += Tok.is(tok::l_brace) ? 1 : Tok.is(tok::r_brace) ? -1 : 0;
+      Runner |=
+          Tok.is(tok::raw_identifier) && isRunnerName(Tok.getRawIdentifier());
+    }
+    return Runner;
+  }
+
+  clang::LangOptions LO;
+  clang::Lexer Lex;
+};
+
 /// The text of \p Path when it is a readable regular file: reading a named
 /// pipe would block the run.
 llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
@@ -117,8 +184,12 @@ std::vector<std::string> quotedIncludePaths(llvm::StringRef Path,
 
 } // namespace
 
-llvm::Expected<bool>
-projectSelectsCuda(const std::vector<std::string> &Files) {
+bool definesProgram(llvm::StringRef Text) {
+  return MainScanner(Text).definesProgram();
+}
+
+llvm::Expected<ProjectScan> scanProject(const std::vector<std::string> &Files) {
+  ProjectScan Scan;
   llvm::StringSet<> Seen;
   std::vector<std::pair<std::string, bool>> Queue; // path, from the database
   for (const std::string &F : Files)
@@ -135,12 +206,14 @@ projectSelectsCuda(const std::vector<std::string> &Files) {
     if (!Buffer)
       continue; // an include found elsewhere on the include path
     llvm::StringRef Text = (*Buffer)->getBuffer();
-    if (selectsCuda(Text))
-      return true;
+    Scan.SelectsCuda = Scan.SelectsCuda || selectsCuda(Text);
+    Scan.HasProgram = Scan.HasProgram || definesProgram(Text);
+    if (Scan.SelectsCuda && Scan.HasProgram)
+      return Scan;
     for (std::string &Header : quotedIncludePaths(Path, Text))
       Queue.push_back({std::move(Header), false});
   }
-  return false;
+  return Scan;
 }
 
 } // namespace torchtidy

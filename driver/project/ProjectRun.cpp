@@ -40,7 +40,8 @@ struct Child {
 };
 
 /// \p Args with what only the whole project knows given to the checks:
-/// whether any file selects CUDA, as the global check option
+/// whether any file selects CUDA (unknown for a library without a program of
+/// its own), as the global check option
 /// TorchProjectSelectsCuda (torch-host-sync-in-loop reads it). As a --config
 /// that inherits the .clang-tidy files; left out when the command line has
 /// its own --config or --config-file (\p OwnConfig), which it would replace.
@@ -55,14 +56,17 @@ withProjectFacts(std::vector<std::string> Args, bool OwnConfig,
     Args.push_back("--project-index=" + IndexPath);
     return Args;
   }
-  llvm::Expected<bool> Cuda = projectSelectsCuda(Files);
-  if (!Cuda) {
-    llvm::consumeError(Cuda.takeError());
+  llvm::Expected<ProjectScan> Scan = scanProject(Files);
+  if (!Scan) {
+    llvm::consumeError(Scan.takeError());
     return Args;
   }
+  // A library without a program of its own leaves the device to its users.
+  if (!Scan->SelectsCuda && !Scan->HasProgram)
+    return Args;
   Args.push_back(std::string("--config={InheritParentConfig: true, "
                              "CheckOptions: {TorchProjectSelectsCuda: ") +
-                 (*Cuda ? "true" : "false") + "}}");
+                 (Scan->SelectsCuda ? "true" : "false") + "}}");
   return Args;
 }
 
@@ -152,10 +156,11 @@ private:
       noteNoIndex(R.takeError());
       return "";
     }
-    llvm::Expected<bool> Cuda = projectSelectsCuda(Files);
-    if (!Cuda)
-      llvm::consumeError(Cuda.takeError());
-    llvm::Expected<std::string> Path = ensureIndex(*O.Index, Cuda && *Cuda);
+    llvm::Expected<ProjectScan> Scan = scanProject(Files);
+    if (!Scan)
+      llvm::consumeError(Scan.takeError());
+    llvm::Expected<std::string> Path =
+        ensureIndex(*O.Index, Scan && Scan->SelectsCuda);
     if (Path)
       return *Path;
     noteNoIndex(Path.takeError());

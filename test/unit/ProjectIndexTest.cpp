@@ -312,6 +312,38 @@ TEST(ProjectIndexTest, CudaReachNoFromACpuOnlyProgram) {
   EXPECT_EQ(Index.cudaReach("f:histogram()"), CudaReach::No);
 }
 
+TEST(ProjectIndexTest, OnlyAProjectWithAProgramNeverSelectsCuda) {
+  // A library whose only main() runs its unit tests: the programs that use
+  // it are elsewhere and pick the device.
+  FileFacts Runner = file("runner.cpp", {mainOf("runner.cpp")});
+  FileFacts Lib = file("lib.cpp", {fn("f:update()", "lib.cpp", 1)});
+  ProjectIndex Library = mergeFacts({Runner, Lib});
+  EXPECT_FALSE(Library.selectsCuda());
+  EXPECT_FALSE(Library.neverSelectsCuda());
+  EXPECT_FALSE(mergeFacts({Lib}).neverSelectsCuda());
+  // A program of its own that never selects CUDA decides.
+  FileFacts Tool = file("tool.cpp", {mainOf("tool.cpp")});
+  Tool.HasProgram = true;
+  ProjectIndex Program = mergeFacts({Runner, Lib, Tool});
+  EXPECT_TRUE(Program.neverSelectsCuda());
+  Tool.SelectsCuda = true;
+  EXPECT_FALSE(mergeFacts({Runner, Lib, Tool}).neverSelectsCuda());
+  // Stored and read back, in facts and in the index.
+  llvm::Expected<FileFacts> Back = parseFacts(serializeFacts(Tool));
+  ASSERT_TRUE(static_cast<bool>(Back)) << llvm::toString(Back.takeError());
+  EXPECT_TRUE(Back->HasProgram);
+  for (const ProjectIndex *I : {&Library, &Program}) {
+    llvm::Expected<ProjectIndex> Read = ProjectIndex::parse(I->serialize());
+    ASSERT_TRUE(static_cast<bool>(Read)) << llvm::toString(Read.takeError());
+    EXPECT_EQ(Read->neverSelectsCuda(), I->neverSelectsCuda());
+  }
+  // An index written before programs were told apart reads as a program's.
+  llvm::Expected<ProjectIndex> Old =
+      ProjectIndex::parse("{\"version\": 1, \"cuda\": false}");
+  ASSERT_TRUE(static_cast<bool>(Old)) << llvm::toString(Old.takeError());
+  EXPECT_TRUE(Old->neverSelectsCuda());
+}
+
 TEST(ProjectIndexTest, CudaReachYesFromAFileThatSelectsCudaAtFileScope) {
   FileFacts Main = file("main.cpp", {mainOf("main.cpp")},
                         {call(mainUsr("main.cpp"), "f:run()", "main.cpp", 5)});
