@@ -107,40 +107,85 @@ bool isTorchFunction(const FunctionDecl *FD,
          isInTorchNamespace(FD);
 }
 
-/// A member of the loop variable of a range-for over a data loader:
-/// `batch.data`, `batch.target`, also a field of a target the project
-/// defines (`batch.target.captions`). Data loaders yield host tensors.
-bool isDataLoaderBatch(const Expr *E) {
+namespace {
+
+/// The fields of fields that \p E reads, held by value, down to the object
+/// they belong to: `batch` in `batch.target.captions`; null for anything
+/// else (a pointer to follow elsewhere, a method).
+const Expr *fieldOwner(const Expr *E) {
   const auto *ME = dyn_cast<MemberExpr>(ignoreWrappers(E));
   if (!ME)
-    return false;
-  // Fields of fields, held by value (no pointer to follow elsewhere).
+    return nullptr;
   while (const auto *Inner =
              dyn_cast<MemberExpr>(ME->getBase()->IgnoreParenImpCasts())) {
     if (ME->isArrow() || !isa<FieldDecl>(ME->getMemberDecl()))
-      return false;
+      return nullptr;
     ME = Inner;
   }
-  const auto *Ref = dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts());
+  return ME->getBase()->IgnoreParenImpCasts();
+}
+
+/// The iterator a range-for's loop variable \p VD is read from
+/// (`*__begin`), or null when \p VD is no such variable.
+const Expr *loopIterator(const VarDecl *VD) {
+  if (!VD->isLocalVarDecl() || !VD->getInit())
+    return nullptr;
+  const auto *Op = dyn_cast<CXXOperatorCallExpr>(ignoreWrappers(VD->getInit()));
+  if (!Op || Op->getOperator() != OO_Star || Op->getNumArgs() != 1)
+    return nullptr;
+  return Op->getArg(0);
+}
+
+/// The iterator of a torch::data loader (torch::data::Iterator<Batch>).
+bool isLoaderIterator(const Expr *Iterator) {
+  const auto *RD =
+      Iterator->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  return RD && llvm::StringRef(RD->getQualifiedNameAsString())
+                   .starts_with("torch::data::");
+}
+
+/// The range a range-for iterates, from its iterator: `__begin` is made by
+/// `__range.begin()` or `begin(__range)`, and `__range` binds the range.
+const Expr *loopRange(const Expr *Iterator) {
+  const auto *Begin = dyn_cast<DeclRefExpr>(Iterator->IgnoreParenImpCasts());
+  const auto *BeginVar = Begin ? dyn_cast<VarDecl>(Begin->getDecl()) : nullptr;
+  if (!BeginVar || !BeginVar->isImplicit() || !BeginVar->getInit())
+    return nullptr;
+  const Expr *Init = ignoreWrappers(BeginVar->getInit());
+  const Expr *Range = nullptr;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Init))
+    Range = MC->getImplicitObjectArgument();
+  else if (const auto *CE = dyn_cast<CallExpr>(Init); CE && CE->getNumArgs())
+    Range = CE->getArg(0);
+  const auto *RangeRef =
+      Range ? dyn_cast<DeclRefExpr>(Range->IgnoreParenImpCasts()) : nullptr;
+  const auto *RangeVar =
+      RangeRef ? dyn_cast<VarDecl>(RangeRef->getDecl()) : nullptr;
+  return RangeVar && RangeVar->isImplicit() ? RangeVar->getInit() : nullptr;
+}
+
+/// A method that overrides a torch::data transform's batch entry point
+/// (BatchTransform::apply_batch): LibTorch hands it the examples the
+/// dataset made.
+bool isLoaderTransformEntry(const FunctionDecl *Fn) {
+  const auto *M = dyn_cast_or_null<CXXMethodDecl>(Fn);
+  if (!M)
+    return false;
+  return llvm::any_of(M->overridden_methods(), [](const CXXMethodDecl *Base) {
+    return Base->getIdentifier() && Base->getName() == "apply_batch" &&
+           llvm::StringRef(Base->getParent()->getQualifiedNameAsString())
+               .starts_with("torch::data::");
+  });
+}
+
+} // namespace
+
+bool isDataLoaderBatch(const Expr *E) {
+  const Expr *Owner = fieldOwner(E);
+  const auto *Ref = Owner ? dyn_cast<DeclRefExpr>(Owner) : nullptr;
   const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!VD || !VD->isLocalVarDecl())
-    return false;
-  // The loop variable of a range-for is initialized from *__begin.
-  const auto *Init = VD->getInit();
-  if (!Init)
-    return false;
-  QualType RangeType;
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(ignoreWrappers(Init));
-      Op && Op->getOperator() == OO_Star && Op->getNumArgs() == 1)
-    RangeType = Op->getArg(0)->getType();
-  else
-    return false;
-  const auto *RD = RangeType.getNonReferenceType()->getAsCXXRecordDecl();
-  if (!RD)
-    return false;
-  // The iterator of a data loader is torch::data::Iterator<Batch>.
-  std::string Name = RD->getQualifiedNameAsString();
-  return llvm::StringRef(Name).starts_with("torch::data::");
+  const Expr *Iterator = VD ? loopIterator(VD) : nullptr;
+  return Iterator && isLoaderIterator(Iterator);
 }
 
 bool isRecordNamed(QualType T, llvm::StringRef Name) {
@@ -357,13 +402,77 @@ DeviceKind DeviceAnalysis::ofTensor(const Expr *E, unsigned Depth) {
     return ofVariable(E, [&](const Expr *V) { return ofTensor(V, Depth + 1); });
   }
   // Data loaders yield host tensors.
-  if (isDataLoaderBatch(E))
+  if (const Expr *Owner = fieldOwner(E);
+      Owner && isLoaderBatchValue(Owner, Depth))
     return DeviceKind::Cpu;
   if (tensorMethod(E))
     return ofMethodResult(cast<CXXMemberCallExpr>(E), Depth);
   if (const auto *CE = dyn_cast<CallExpr>(E))
     return ofCallResult(CE, Depth);
   return DeviceKind::Unknown;
+}
+
+/// Whether \p E is a data loader's batch or part of one: the loop variable
+/// of a range-for over a data loader, an element of such a value (a
+/// range-for over it, `v[i]`, `v.at(i)`), a parameter every call here passes
+/// one to (a collate function), or the examples LibTorch hands a batch
+/// transform.
+bool DeviceAnalysis::isLoaderBatchValue(const Expr *E, unsigned Depth) {
+  E = E->IgnoreParenImpCasts();
+  if (Depth > 8)
+    return false;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
+    return isLoaderBatchValue(Op->getArg(0), Depth + 1);
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *M = MC->getMethodDecl();
+    return M && M->getIdentifier() &&
+           llvm::is_contained({"at", "front", "back"}, M->getName()) &&
+           isLoaderBatchValue(MC->getImplicitObjectArgument(), Depth + 1);
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!VD)
+    return false;
+  if (const auto *PVD = dyn_cast<ParmVarDecl>(VD))
+    return isLoaderBatchParameter(PVD, Depth);
+  const Expr *Iterator = loopIterator(VD);
+  if (!Iterator)
+    return false;
+  if (isLoaderIterator(Iterator))
+    return true;
+  const Expr *Range = loopRange(Iterator);
+  return Range && isLoaderBatchValue(Range, Depth + 1);
+}
+
+/// A parameter that holds a data loader's batch: of a batch transform's
+/// entry point, or of a function whose every call here passes one.
+bool DeviceAnalysis::isLoaderBatchParameter(const ParmVarDecl *PVD,
+                                            unsigned Depth) {
+  const auto *Fn = dyn_cast<FunctionDecl>(PVD->getDeclContext());
+  if (!Fn)
+    return false;
+  if (PVD->getFunctionScopeIndex() == 0 && isLoaderTransformEntry(Fn))
+    return true;
+  const auto *Method = dyn_cast<CXXMethodDecl>(Fn);
+  if (!Fn->hasBody() || VarsInProgress.contains(PVD) ||
+      (Method && (Method->isVirtual() || Method->getParent()->isLambda())))
+    return false;
+  if (!Calls)
+    Calls = std::make_unique<RunFrequency>(Ctx);
+  const llvm::SmallVector<const Stmt *, 4> *Sites = Calls->callsOf(Fn);
+  if (!Sites || Sites->empty() || mayChange(PVD, Ctx))
+    return false;
+  unsigned Index = PVD->getFunctionScopeIndex();
+  VarsInProgress.insert(PVD);
+  bool All = llvm::all_of(*Sites, [&](const Stmt *Site) {
+    const auto *Call = dyn_cast<CallExpr>(Site);
+    return Call && !isa<CXXOperatorCallExpr>(Call) &&
+           Index < Call->getNumArgs() &&
+           isLoaderBatchValue(Call->getArg(Index), Depth + 1);
+  });
+  VarsInProgress.erase(PVD);
+  return All;
 }
 
 /// A tensor parameter of a function whose every call here passes a tensor
@@ -595,8 +704,11 @@ bool mayChange(const VarDecl *VD, ASTContext &Ctx) {
                           hasUnaryOperand(RefToVar)),
             callExpr(forEachArgumentWithParam(RefToVar, MutableRef)),
             cxxConstructExpr(forEachArgumentWithParam(RefToVar, MutableRef))));
+  // Not the range a range-for binds (`auto &&__range = v`): iterating
+  // reads it.
   auto RefBinding =
-      varDecl(hasType(referenceType(pointee(unless(isConstQualified())))),
+      varDecl(unless(isImplicit()),
+              hasType(referenceType(pointee(unless(isConstQualified())))),
               hasInitializer(RefToVar));
   return !match(stmt(anyOf(hasDescendant(Change), hasDescendant(RefBinding))),
                 *Fn->getBody(), Ctx)

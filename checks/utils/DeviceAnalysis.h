@@ -117,6 +117,8 @@ private:
   DeviceKind ofTorchValue(const Expr *E, unsigned Depth);
   DeviceKind ofTensorArguments(const CallExpr *CE, unsigned Depth);
   DeviceKind ofParameter(const ParmVarDecl *PVD, unsigned Depth);
+  bool isLoaderBatchValue(const Expr *E, unsigned Depth);
+  bool isLoaderBatchParameter(const ParmVarDecl *PVD, unsigned Depth);
   std::optional<DeviceKind> ofDeviceChoice(const Expr *E, unsigned Depth);
 
   ASTContext &Ctx;

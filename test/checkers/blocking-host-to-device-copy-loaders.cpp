@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 using torch::Tensor;
@@ -117,5 +118,67 @@ void negativeOwnLoaders(torch::Device Device,
     // A factory with shape ops: torch-host-tensor-to-device's.
     step(torch::arange(8).view({2, 4}).to(torch::kFloat).to(Device));
     step(Mean);
+  }
+}
+
+// A collate function: every call here passes it a data loader's batch, so
+// its examples' tensors are host tensors, copied one sample at a time.
+using ExampleBatch = std::vector<torch::data::Example<>>;
+
+std::pair<Tensor, std::vector<Tensor>> collateOnDevice(ExampleBatch &Batch,
+                                                       torch::Device Device) {
+  std::vector<Tensor> Images, Targets;
+  for (const auto &Example : Batch) {
+    Images.push_back(Example.data);
+    Targets.push_back(Example.target.to(Device));
+    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: blocking copy of host data to the device in every iteration of a loop; pin the source and copy with non_blocking=true so the copy overlaps with the computation [torch-blocking-host-to-device-copy]
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: the loop that repeats it
+    // CHECK-FIXES: {{^}}    Targets.push_back((Device.is_cuda() ? Example.target.pin_memory() : Example.target).to(Device, /*non_blocking=*/true));{{$}}
+  }
+  return {torch::stack(Images, 0).to(Device), Targets};
+  // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: blocking copy of host data to the device in every call of 'collateOnDevice', called in a loop; pin the source and copy with non_blocking=true so the copy overlaps with the computation [torch-blocking-host-to-device-copy]
+}
+
+void positiveCollateFunction(
+    torch::data::StatelessDataLoader<ExampleBatch> &Loader,
+    torch::Device Device) {
+  for (auto &Batch : Loader) {
+    // CHECK-MESSAGES: :[[@LINE-1]]:3: note: the loop that repeats it
+    auto Collated = collateOnDevice(Batch, Device);
+    step(Collated.first + Batch[0].data.to(Device));
+    // CHECK-MESSAGES: :[[@LINE-1]]:41: warning: blocking copy of host data to the device in every iteration of a loop
+    // CHECK-MESSAGES: :[[@LINE-5]]:3: note: the loop that repeats it
+  }
+}
+
+// LibTorch hands a batch transform the examples the dataset made.
+struct ToDevice : torch::data::transforms::BatchTransform<
+                      ExampleBatch, torch::data::Example<>> {
+  torch::data::Example<> apply_batch(ExampleBatch Examples) override {
+    std::vector<Tensor> Data;
+    for (auto &E : Examples) {
+      Data.push_back(E.data.to(torch::kCUDA));
+      // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: blocking copy of host data to the device in every iteration of a loop
+      // CHECK-MESSAGES: :[[@LINE-3]]:5: note: the loop that repeats it
+      // CHECK-FIXES: {{^}}      Data.push_back(E.data.pin_memory().to(torch::kCUDA, /*non_blocking=*/true));{{$}}
+    }
+    return {torch::stack(Data), torch::stack(Data)};
+  }
+};
+
+// One call passes a loader's batch, another examples of the project's own
+// that may be anywhere: silent.
+Tensor lastOnDevice(const ExampleBatch &Batch, torch::Device Device) {
+  Tensor Last;
+  for (const auto &Example : Batch)
+    Last = Example.data.to(Device);
+  return Last;
+}
+void negativeMixedCallers(
+    torch::data::StatelessDataLoader<ExampleBatch> &Loader,
+    const ExampleBatch &Own, torch::Device Device) {
+  for (auto &Batch : Loader) {
+    step(lastOnDevice(Batch, Device));
+    step(lastOnDevice(Own, Device));
   }
 }

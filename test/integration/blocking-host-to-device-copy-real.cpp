@@ -186,3 +186,51 @@ void runReassigned(torch::nn::Linear &model, torch::Device device) {
   auto loader = torch::data::make_data_loader(std::move(dataset), 4);
   trainReassigned(loader, model, device, false, torch::zeros({4, 4}));
 }
+
+// A dataset without a Stack transform: each batch is a vector of examples,
+// which a collate function of the project's own copies sample by sample.
+struct Pairs : torch::data::datasets::Dataset<Pairs> {
+  torch::data::Example<> get(size_t) override {
+    return {torch::ones({4}), torch::zeros({4})};
+  }
+  c10::optional<size_t> size() const override { return 8; }
+};
+using Examples = std::vector<torch::data::Example<>>;
+
+std::pair<torch::Tensor, std::vector<torch::Tensor>>
+collate(Examples &batch, torch::Device device) {
+  std::vector<torch::Tensor> data, targets;
+  for (const auto &example : batch) {
+    data.push_back(example.data);
+    targets.push_back(example.target.to(device));
+    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: blocking copy of host data to the device in every iteration of a loop
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: the loop that repeats it
+    // CHECK-FIXES: {{^}}    targets.push_back((device.is_cuda() ? example.target.pin_memory() : example.target).to(device, /*non_blocking=*/true));{{$}}
+  }
+  return {torch::stack(data).to(device), targets};
+  // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: blocking copy of host data to the device in every call of 'collate', called in a loop
+  // CHECK-FIXES: {{^}}  return {(device.is_cuda() ? torch::stack(data).pin_memory() : torch::stack(data)).to(device, /*non_blocking=*/true), targets};{{$}}
+}
+
+void runCollate(torch::nn::Linear &model, torch::Device device) {
+  auto loader = torch::data::make_data_loader(Pairs(), 4);
+  for (auto &batch : *loader) {
+    // CHECK-MESSAGES: :[[@LINE-1]]:3: note: the loop that repeats it
+    model(collate(batch, device).first);
+  }
+}
+
+// LibTorch hands a batch transform the examples the dataset made.
+struct ToCuda
+    : torch::data::transforms::BatchTransform<Examples, torch::data::Example<>> {
+  torch::data::Example<> apply_batch(Examples examples) override {
+    std::vector<torch::Tensor> data;
+    for (auto &example : examples) {
+      data.push_back(example.data.to(torch::kCUDA));
+      // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: blocking copy of host data to the device in every iteration of a loop
+      // CHECK-MESSAGES: :[[@LINE-3]]:5: note: the loop that repeats it
+      // CHECK-FIXES: {{^}}      data.push_back(example.data.pin_memory().to(torch::kCUDA, /*non_blocking=*/true));{{$}}
+    }
+    return {torch::stack(data), torch::stack(data)};
+  }
+};
