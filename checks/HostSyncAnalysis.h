@@ -125,13 +125,16 @@ Findings findingsOf(const WalkResult &R, const SourceManager &SM);
 class SyncAnalysis {
 public:
   SyncAnalysis(ASTContext &Ctx, const SourceManager &SM, const LangOptions &LO,
-               unsigned MaxCallDepth)
+               unsigned MaxCallDepth,
+               const utils::ProjectIndex *Index = nullptr)
       : Ctx(Ctx), SM(SM), LangOpts(LO), MaxCallDepth(MaxCallDepth),
         Devices(Ctx) {
     // A sync judged on the CPU is not reported: a parameter that every call
-    // here passes a host tensor is one (a miss where another file passes a
-    // CUDA one, never a false warning).
+    // here, or with an index every call in the project, passes a host
+    // tensor is one (a miss where another file passes a CUDA one, never a
+    // false warning).
     Devices.followCallers();
+    Devices.useIndex(Index);
   }
 
   /// What one iteration of \p Loop runs.

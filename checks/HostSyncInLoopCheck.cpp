@@ -199,8 +199,8 @@ void HostSyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
 hostsync::SyncAnalysis &HostSyncInLoopCheck::analysis(ASTContext &Ctx,
                                                       const SourceManager &SM) {
   if (!Analysis)
-    Analysis =
-        std::make_unique<SyncAnalysis>(Ctx, SM, getLangOpts(), MaxCallDepth);
+    Analysis = std::make_unique<SyncAnalysis>(Ctx, SM, getLangOpts(),
+                                              MaxCallDepth, projectIndex(SM));
   return *Analysis;
 }
 

@@ -180,7 +180,11 @@ struct FunctionFrame {
 class FactsWalker : public RecursiveASTVisitor<FactsWalker> {
 public:
   FactsWalker(ASTContext &Ctx, utils::FileFacts &Facts)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Facts(Facts) {}
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Facts(Facts), Devices(Ctx) {
+    // An argument that is a parameter of the caller is judged by the
+    // caller's own calls in this file.
+    Devices.followCallers();
+  }
 
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitImplicitCode() const { return false; }
@@ -252,7 +256,7 @@ public:
     if (!FD)
       return true;
     ++Calls[FD->getCanonicalDecl()];
-    recordCall(FD, CE->getExprLoc());
+    recordCall(FD, CE->getExprLoc(), CE);
     // `model(x)` of a TORCH_MODULE holder runs its module's forward().
     if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE);
         OC && OC->getOperator() == OO_Call)
@@ -494,7 +498,25 @@ private:
     return false;
   }
 
-  void recordCall(const FunctionDecl *Callee, SourceLocation Loc) {
+  /// The arguments of \p CE that are tensors provably on the CPU, as
+  /// CallFact::HostArgs (none for an operator call, whose first argument
+  /// may be the object).
+  uint32_t hostArgs(const CallExpr *CE) {
+    uint32_t Bits = 0;
+    if (!CE || isa<CXXOperatorCallExpr>(CE))
+      return Bits;
+    for (unsigned I = 0, N = std::min(CE->getNumArgs(), 32u); I < N; ++I) {
+      const Expr *Arg = CE->getArg(I);
+      if (!isa<CXXDefaultArgExpr>(Arg) &&
+          utils::isTensorType(Arg->IgnoreParenImpCasts()->getType()) &&
+          Devices.ofTensor(Arg) == utils::DeviceKind::Cpu)
+        Bits |= uint32_t(1) << I;
+    }
+    return Bits;
+  }
+
+  void recordCall(const FunctionDecl *Callee, SourceLocation Loc,
+                  const CallExpr *CE = nullptr) {
     if (Functions.empty() || !Callee ||
         !isProjectCode(Callee->getLocation()))
       return;
@@ -504,6 +526,7 @@ private:
     C.Callee = utils::usrOf(Callee);
     C.Where = placeOf(Loc);
     C.NoGrad = NoGradGuards > 0;
+    C.HostArgs = hostArgs(CE);
     if (!F.Loops.empty()) {
       C.Loop = F.Loops.back().Where;
       PendingLoops.push_back({Facts.Calls.size(), F.Loops.back().Loop});
@@ -565,6 +588,7 @@ private:
   ASTContext &Ctx;
   const SourceManager &SM;
   utils::FileFacts &Facts;
+  utils::DeviceAnalysis Devices;
   std::vector<FunctionFrame> Functions;
   std::vector<const FunctionDecl *> Defined;
   llvm::DenseMap<const FunctionDecl *, unsigned> Calls, References;

@@ -1,6 +1,7 @@
 //===--- DeviceAnalysis.cpp - libtorch-tidy -------------------------------===//
 
 #include "DeviceAnalysis.h"
+#include "ProjectIndex.h"
 #include "RunFrequency.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -463,13 +464,13 @@ bool DeviceAnalysis::isLoaderBatchParameter(const ParmVarDecl *PVD,
   const llvm::SmallVector<const Stmt *, 4> *Sites = Calls->callsOf(Fn);
   if (!Sites || Sites->empty() || mayChange(PVD, Ctx))
     return false;
-  unsigned Index = PVD->getFunctionScopeIndex();
+  unsigned Param = PVD->getFunctionScopeIndex();
   VarsInProgress.insert(PVD);
   bool All = llvm::all_of(*Sites, [&](const Stmt *Site) {
     const auto *Call = dyn_cast<CallExpr>(Site);
     return Call && !isa<CXXOperatorCallExpr>(Call) &&
-           Index < Call->getNumArgs() &&
-           isLoaderBatchValue(Call->getArg(Index), Depth + 1);
+           Param < Call->getNumArgs() &&
+           isLoaderBatchValue(Call->getArg(Param), Depth + 1);
   });
   VarsInProgress.erase(PVD);
   return All;
@@ -486,12 +487,16 @@ DeviceKind DeviceAnalysis::ofParameter(const ParmVarDecl *PVD,
       VarsInProgress.contains(PVD))
     return VarsInProgress.contains(PVD) ? DeviceKind::Pending
                                         : DeviceKind::Unknown;
+  // The project's calls, in every file, when the index knows them.
+  if (Index && Index->paramOnHost(usrOf(Fn), PVD->getFunctionScopeIndex()) &&
+      !mayChange(PVD, Ctx))
+    return DeviceKind::Cpu;
   if (!Calls)
     Calls = std::make_unique<RunFrequency>(Ctx);
   const llvm::SmallVector<const Stmt *, 4> *Sites = Calls->callsOf(Fn);
   if (!Sites || Sites->empty() || mayChange(PVD, Ctx))
     return DeviceKind::Unknown;
-  unsigned Index = PVD->getFunctionScopeIndex();
+  unsigned Param = PVD->getFunctionScopeIndex();
   VarsInProgress.insert(PVD);
   DeviceKind Result = DeviceKind::Pending;
   for (const Stmt *Site : *Sites) {
@@ -500,11 +505,11 @@ DeviceKind DeviceAnalysis::ofParameter(const ParmVarDecl *PVD,
     unsigned Offset =
         isa<CXXOperatorCallExpr>(Site) && Method && !Method->isStatic() ? 1
                                                                         : 0;
-    if (!Call || Index + Offset >= Call->getNumArgs()) {
+    if (!Call || Param + Offset >= Call->getNumArgs()) {
       Result = DeviceKind::Unknown;
       break;
     }
-    const Expr *Arg = Call->getArg(Index + Offset);
+    const Expr *Arg = Call->getArg(Param + Offset);
     if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(Arg))
       Arg = Default->getExpr();
     Result = combine(Result, ofTensor(Arg, Depth + 1));

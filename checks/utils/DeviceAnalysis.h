@@ -75,6 +75,7 @@ bool isWriteOnlyDevice(const ValueDecl *D, ASTContext &Ctx);
 std::optional<bool> constantFlagValue(const VarDecl *VD, ASTContext &Ctx);
 
 class RunFrequency;
+class ProjectIndex;
 
 class DeviceAnalysis {
 public:
@@ -87,6 +88,9 @@ public:
   /// function with a CUDA tensor, that answer may be wrong the silent way:
   /// for checks that stay quiet on the CPU.
   void followCallers() { FollowCallers = true; }
+  /// With followCallers(), also the calls of other files: a parameter that
+  /// every call in the project passes a CPU tensor is on the CPU.
+  void useIndex(const ProjectIndex *I) { Index = I; }
 
   /// Where the tensor \p E lives.
   DeviceKind ofTensor(const Expr *E, unsigned Depth = 0);
@@ -123,6 +127,7 @@ private:
 
   ASTContext &Ctx;
   bool FollowCallers = false;
+  const ProjectIndex *Index = nullptr;
   std::unique_ptr<RunFrequency> Calls;
   llvm::DenseSet<const VarDecl *> VarsInProgress;
   llvm::DenseMap<const VarDecl *, std::optional<bool>> Flags;

@@ -125,6 +125,8 @@ json::Value toJson(const CallFact &C) {
   json::Object O{{"from", C.Caller}, {"to", C.Callee}, {"at", toJson(C.Where)}};
   if (C.NoGrad)
     O["nograd"] = true;
+  if (C.HostArgs)
+    O["hostArgs"] = static_cast<int64_t>(C.HostArgs);
   if (C.Loop) {
     O["loop"] = toJson(*C.Loop);
     O["epoch"] = C.LoopHasTrainingLoop;
@@ -138,6 +140,7 @@ CallFact callFrom(const json::Object &O) {
   C.Callee = text(O, "to");
   C.Where = placeFrom(O.get("at"));
   C.NoGrad = flag(O, "nograd");
+  C.HostArgs = static_cast<uint32_t>(O.getInteger("hostArgs").value_or(0));
   if (O.get("loop")) {
     C.Loop = placeFrom(O.get("loop"));
     C.LoopHasTrainingLoop = flag(O, "epoch");
@@ -735,11 +738,14 @@ ProjectIndex mergeFacts(const std::vector<FileFacts> &Files) {
              : Known            ? CudaReach::No
                                 : CudaReach::Unknown;
     E.HostResult = Fn.ReturnsHostData;
-    if (auto In = G.In.find(Usr); In != G.In.end() && !Fn.AddressTaken)
-      E.OnlyNoGrad = !In->second.empty() &&
-                     llvm::all_of(In->second, [](const CallFact *C) {
-                       return C->NoGrad;
-                     });
+    if (auto In = G.In.find(Usr);
+        In != G.In.end() && !In->second.empty() && !Fn.AddressTaken) {
+      E.OnlyNoGrad =
+          llvm::all_of(In->second, [](const CallFact *C) { return C->NoGrad; });
+      E.HostParams = ~uint32_t(0);
+      for (const CallFact *C : In->second)
+        E.HostParams &= C->HostArgs;
+    }
     Index.Functions[Usr] = std::move(E);
   }
   return Index;
@@ -841,6 +847,8 @@ std::string ProjectIndex::answer(llvm::StringRef Kind,
     return E && E->HostResult ? "1" : "0";
   if (Kind == "nograd")
     return E && E->OnlyNoGrad ? "1" : "0";
+  if (Kind == "host-params")
+    return std::to_string(E ? E->HostParams : 0);
   if (Kind == "member") {
     auto M = Members.find(Key);
     return memberText(M == Members.end() ? nullptr : &M->second);
@@ -894,6 +902,15 @@ bool ProjectIndex::calledOnlyWithoutGrad(llvm::StringRef Usr) const {
   std::string A = answer("nograd", Usr);
   recordIndexAnswer("nograd", Usr, A);
   return A == "1";
+}
+
+bool ProjectIndex::paramOnHost(llvm::StringRef Usr, unsigned Param) const {
+  std::string A = answer("host-params", Usr);
+  recordIndexAnswer("host-params", Usr, A);
+  uint32_t Bits = 0;
+  // getAsInteger is true on error.
+  return Param < 32 && !llvm::StringRef(A).getAsInteger(10, Bits) &&
+         (Bits >> Param & 1);
 }
 
 const MemberFact *ProjectIndex::member(llvm::StringRef Usr) const {
@@ -1029,6 +1046,8 @@ std::string ProjectIndex::serialize() const {
                    {"host", E.HostResult}};
     if (E.OnlyNoGrad)
       O["nograd"] = true;
+    if (E.HostParams)
+      O["hostParams"] = static_cast<int64_t>(E.HostParams);
     if (E.Step)
       O["step"] = json::Object{{"loopFunction", E.Step->LoopFunction},
                                {"loop", toJson(E.Step->Loop)},
@@ -1083,6 +1102,8 @@ llvm::Expected<ProjectIndex> ProjectIndex::parse(llvm::StringRef Json) {
         En.Cuda = cudaFrom(text(I, "cuda"));
         En.HostResult = flag(I, "host");
         En.OnlyNoGrad = flag(I, "nograd");
+        En.HostParams =
+            static_cast<uint32_t>(I.getInteger("hostParams").value_or(0));
         if (const json::Object *S = I.getObject("step"))
           En.Step = StepReason{text(*S, "loopFunction"),
                                placeFrom(S->get("loop")), text(*S, "caller"),

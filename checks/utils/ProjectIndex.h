@@ -79,6 +79,9 @@ struct CallFact {
   /// A guard that turns autograd off (torch::NoGradGuard, ...) is active
   /// at the call, in a block around it.
   bool NoGrad = false;
+  /// Bit I: argument I (of the first 32) is a tensor provably on the CPU
+  /// (`decode(ids.cpu())`).
+  uint32_t HostArgs = 0;
 };
 
 /// A member tensor made (assigned or initialized) in a project function.
@@ -185,6 +188,9 @@ public:
   /// The function is called in the project, and every call is under a
   /// guard that turns autograd off.
   bool calledOnlyWithoutGrad(llvm::StringRef Usr) const;
+  /// The function is called in the project, and every call passes a tensor
+  /// on the CPU as its parameter \p Param (of the first 32).
+  bool paramOnHost(llvm::StringRef Usr, unsigned Param) const;
   /// Where member \p Usr is made, when the index knows it.
   const MemberFact *member(llvm::StringRef Usr) const;
   /// How constructor \p CtorUsr builds the convolution its module's
@@ -226,6 +232,7 @@ private:
     CudaReach Cuda = CudaReach::Unknown;
     bool HostResult = false;
     bool OnlyNoGrad = false;
+    uint32_t HostParams = 0;
   };
   llvm::StringMap<Entry> Functions;
   llvm::StringMap<MemberFact> Members;

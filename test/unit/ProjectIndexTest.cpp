@@ -344,6 +344,38 @@ TEST(ProjectIndexTest, OnlyAProjectWithAProgramNeverSelectsCuda) {
   EXPECT_TRUE(Old->neverSelectsCuda());
 }
 
+TEST(ProjectIndexTest, ParamsEveryCallPassesOnTheHost) {
+  // decode(ids, scores): both calls pass host ids, one passes device scores.
+  CallFact First = call("f:generate()", "f:decode()", "gen.cpp", 4);
+  First.HostArgs = 0b01;
+  CallFact Second = call("f:report()", "f:decode()", "report.cpp", 9);
+  Second.HostArgs = 0b11;
+  FunctionFact Taken = fn("f:callback()", "lib.cpp", 20);
+  Taken.AddressTaken = true;
+  CallFact ToTaken = call("f:generate()", "f:callback()", "gen.cpp", 5);
+  ToTaken.HostArgs = 0b1;
+  std::vector<FileFacts> Files = {
+      file("gen.cpp", {fn("f:generate()", "gen.cpp", 1)}, {First, ToTaken}),
+      file("report.cpp", {fn("f:report()", "report.cpp", 8)}, {Second}),
+      file("lib.cpp", {fn("f:decode()", "lib.cpp", 1), Taken,
+                       fn("f:unused()", "lib.cpp", 30)})};
+  ProjectIndex Index = mergeFacts(Files);
+  EXPECT_TRUE(Index.paramOnHost("f:decode()", 0));
+  EXPECT_FALSE(Index.paramOnHost("f:decode()", 1));
+  EXPECT_FALSE(Index.paramOnHost("f:decode()", 40));
+  // Called through its address too: other calls are not seen.
+  EXPECT_FALSE(Index.paramOnHost("f:callback()", 0));
+  // Not called at all.
+  EXPECT_FALSE(Index.paramOnHost("f:unused()", 0));
+  llvm::Expected<ProjectIndex> Back = ProjectIndex::parse(Index.serialize());
+  ASSERT_TRUE(static_cast<bool>(Back)) << llvm::toString(Back.takeError());
+  EXPECT_TRUE(Back->paramOnHost("f:decode()", 0));
+  EXPECT_FALSE(Back->paramOnHost("f:decode()", 1));
+  llvm::Expected<FileFacts> Facts = parseFacts(serializeFacts(Files[1]));
+  ASSERT_TRUE(static_cast<bool>(Facts)) << llvm::toString(Facts.takeError());
+  EXPECT_EQ(Facts->Calls.front().HostArgs, 0b11u);
+}
+
 TEST(ProjectIndexTest, CudaReachYesFromAFileThatSelectsCudaAtFileScope) {
   FileFacts Main = file("main.cpp", {mainOf("main.cpp")},
                         {call(mainUsr("main.cpp"), "f:run()", "main.cpp", 5)});
