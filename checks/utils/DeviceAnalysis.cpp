@@ -181,14 +181,6 @@ bool isLoaderTransformEntry(const FunctionDecl *Fn) {
 
 } // namespace
 
-bool isDataLoaderBatch(const Expr *E) {
-  const Expr *Owner = fieldOwner(E);
-  const auto *Ref = Owner ? dyn_cast<DeclRefExpr>(Owner) : nullptr;
-  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  const Expr *Iterator = VD ? loopIterator(VD) : nullptr;
-  return Iterator && isLoaderIterator(Iterator);
-}
-
 bool isRecordNamed(QualType T, llvm::StringRef Name) {
   const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
   return RD && RD->getIdentifier() && RD->getName() == Name;

@@ -53,9 +53,6 @@ bool isEnumNamed(QualType T, llvm::StringRef Name);
 /// changes the device: the Device or DeviceType expression x names (seeing
 /// through torch::device(d)); null for any other call.
 const Expr *deviceTargetOfTo(const CXXMemberCallExpr *Call);
-/// A member of the loop variable of a range-for over a torch::data loader
-/// (`batch.data`, `batch.target`): host tensors.
-bool isDataLoaderBatch(const Expr *E);
 /// The tensor factories whose result is on the device of their options.
 bool isTensorFactory(const FunctionDecl *FD);
 /// A Device, DeviceType or TensorOptions type, through references.
