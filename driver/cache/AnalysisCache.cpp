@@ -5,6 +5,7 @@
 #include "cache/CacheTrim.h"
 #include "export/DiagnosticReader.h"
 #include "support/AtomicWrite.h"
+#include "support/FieldHash.h"
 #include "support/PayloadIO.h"
 #include "utils/ProjectIndex.h"
 #include "ProjectFactsCollector.h"
@@ -19,7 +20,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 #include <chrono>
@@ -384,22 +384,9 @@ std::vector<std::string> configFiles(const CacheOptions &O) {
   return Configs;
 }
 
-/// A hash of strings, each ended by a NUL so that no two lists collide.
-class KeyHash {
-public:
-  void add(llvm::StringRef S) {
-    H.update(S);
-    H.update(llvm::StringRef("\0", 1));
-  }
-  std::string hex() { return llvm::toHex(H.final(), /*LowerCase=*/true); }
-
-private:
-  llvm::SHA256 H;
-};
-
 /// This program and how it runs: its version and binary, the directory,
 /// what the command line and the outputs make it do.
-void addRunToKey(KeyHash &Key, const CacheOptions &O) {
+void addRunToKey(FieldHash &Key, const CacheOptions &O) {
   Key.add(EntryMagic);
   Key.add(LIBTORCH_TIDY_VERSION);
   fs::file_status Self;
@@ -453,7 +440,7 @@ std::vector<std::string> withFactsCollector(std::vector<std::string> Args) {
 }
 
 std::string resultKey(const CacheOptions &O, const SourceCommand *Cmd) {
-  KeyHash Key;
+  FieldHash Key;
   addRunToKey(Key, O);
   if (Cmd) {
     Key.add(Cmd->Directory);

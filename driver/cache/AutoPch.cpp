@@ -2,6 +2,7 @@
 
 #include "cache/AutoPch.h"
 #include "support/AtomicWrite.h"
+#include "support/FieldHash.h"
 #include "support/TempFiles.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticLex.h"
@@ -18,7 +19,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
-#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cerrno>
 #include <chrono>
@@ -598,20 +598,6 @@ withoutUnusedIncludeDirs(const std::vector<std::string> &Flags,
       Kept.push_back(Flags[I]);
   return Kept;
 }
-
-/// A SHA-256 of fields, each ended by a NUL so that no two lists of fields
-/// hash alike.
-class FieldHash {
-public:
-  void add(llvm::StringRef S) {
-    H.update(S);
-    H.update(llvm::StringRef("\0", 1));
-  }
-  std::string hex() { return llvm::toHex(H.final(), /*LowerCase=*/true); }
-
-private:
-  llvm::SHA256 H;
-};
 
 /// The name of the PCH of \p Prefix with \p Flags, in \p Cmd's directory:
 /// a hash of what decides its content, the headers it reads included, so

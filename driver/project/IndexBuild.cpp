@@ -2,6 +2,7 @@
 
 #include "project/IndexBuild.h"
 #include "support/AtomicWrite.h"
+#include "support/FieldHash.h"
 #include "support/RunBasics.h"
 #include "support/TempFiles.h"
 #include "utils/ProjectIndex.h"
@@ -12,7 +13,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
 #include <optional>
@@ -24,15 +24,6 @@ namespace {
 
 namespace fs = llvm::sys::fs;
 namespace ttu = clang::tidy::torch::utils;
-
-std::string sha256(llvm::ArrayRef<std::string> Parts) {
-  llvm::SHA256 H;
-  for (const std::string &P : Parts) {
-    H.update(P);
-    H.update(llvm::StringRef("\0", 1));
-  }
-  return llvm::toHex(H.final(), /*LowerCase=*/true);
-}
 
 llvm::Error failure(const llvm::Twine &Message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
@@ -191,7 +182,7 @@ databaseFiles(const IndexOptions &O, llvm::StringRef FactsDir) {
     IndexedFile F;
     F.Source = Source;
     llvm::SmallString<256> P(FactsDir);
-    llvm::sys::path::append(P, sha256({Source}).substr(0, 32) + ".facts");
+    llvm::sys::path::append(P, hashFields({Source}).substr(0, 32) + ".facts");
     F.FactsPath = P.str().str();
     std::vector<std::string> Key = {Program, Source};
     for (const clang::tooling::CompileCommand &C :
@@ -200,7 +191,7 @@ databaseFiles(const IndexOptions &O, llvm::StringRef FactsDir) {
       Key.insert(Key.end(), C.CommandLine.begin(), C.CommandLine.end());
     }
     Key.insert(Key.end(), O.ExtraArgs.begin(), O.ExtraArgs.end());
-    F.CommandHash = sha256(Key);
+    F.CommandHash = hashFields(Key);
     Files.push_back(std::move(F));
   }
   return Files;
@@ -253,7 +244,7 @@ std::string indexPathFor(llvm::StringRef CacheDir, llvm::StringRef BuildDir) {
   fs::make_absolute(P);
   llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
   llvm::sys::path::append(P, "index",
-                          sha256({Build.str().str()}).substr(0, 32),
+                          hashFields({Build.str().str()}).substr(0, 32),
                           "index.json");
   return P.str().str();
 }
