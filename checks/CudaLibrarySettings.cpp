@@ -37,9 +37,9 @@ public:
   CudaValues(ASTContext &Ctx, const std::vector<Decl *> &Decls)
       : Ctx(Ctx), Decls(Decls) {}
 
-  /// \p E can name a CUDA device: it names one, or reads a device variable
-  /// that can.
-  bool canBeCuda(const Stmt *E, unsigned Depth) {
+  /// What in \p E names a CUDA device: itself, or in the value of a device
+  /// variable it reads. Null when nothing can.
+  const Stmt *cudaSource(const Stmt *E, unsigned Depth) {
     for (const BoundNodes &N :
          match(findAll(stmt(anyOf(declRefExpr().bind("ref"),
                                   stringLiteral().bind("str"),
@@ -47,33 +47,37 @@ public:
                *E, Ctx)) {
       if (const auto *S = N.getNodeAs<StringLiteral>("str")) {
         if (isCudaString(S))
-          return true;
+          return S;
         continue;
       }
       if (const auto *Call = N.getNodeAs<CallExpr>("call")) {
         const FunctionDecl *FD = Call->getDirectCallee();
         if (FD && FD->getIdentifier() && FD->getName() == "is_available" &&
             FD->getQualifiedNameAsString().find("cuda") != std::string::npos)
-          return true;
+          return Call;
         continue;
       }
-      const ValueDecl *D = N.getNodeAs<DeclRefExpr>("ref")->getDecl();
+      const auto *Ref = N.getNodeAs<DeclRefExpr>("ref");
+      const ValueDecl *D = Ref->getDecl();
       if (D->getIdentifier() &&
           (D->getName() == "kCUDA" ||
            (isa<EnumConstantDecl>(D) && D->getName() == "CUDA")))
-        return true;
+        return Ref;
       if (const auto *VD = dyn_cast<VarDecl>(D);
           VD && Depth < MaxVariableDepth && !isa<ParmVarDecl>(VD) &&
-          isDeviceVariableType(VD->getType()) && canBeCudaVar(VD, Depth + 1))
-        return true;
+          isDeviceVariableType(VD->getType()))
+        if (const Stmt *Source = cudaSourceOfVar(VD, Depth + 1))
+          return Source;
     }
-    return false;
+    return nullptr;
   }
 
-  /// The variable's initializer or an assignment to it can name CUDA.
-  bool canBeCudaVar(const VarDecl *VD, unsigned Depth) {
-    if (VD->getInit() && canBeCuda(VD->getInit(), Depth))
-      return true;
+  /// What names CUDA in the variable's initializer or in an assignment to
+  /// it; null when neither can.
+  const Stmt *cudaSourceOfVar(const VarDecl *VD, unsigned Depth) {
+    if (VD->getInit())
+      if (const Stmt *Source = cudaSource(VD->getInit(), Depth))
+        return Source;
     auto Assign = expr(
         anyOf(binaryOperator(isAssignmentOperator(),
                              hasLHS(declRefExpr(to(varDecl(equalsNode(VD))))),
@@ -85,9 +89,9 @@ public:
     for (Decl *D : Decls)
       for (const BoundNodes &N :
            match(decl(forEachDescendant(Assign)), *D, Ctx))
-        if (canBeCuda(N.getNodeAs<Expr>("rhs"), Depth))
-          return true;
-    return false;
+        if (const Stmt *Source = cudaSource(N.getNodeAs<Expr>("rhs"), Depth))
+          return Source;
+    return nullptr;
   }
 
 private:
@@ -156,9 +160,13 @@ ProgramFacts::ProgramFacts(ASTContext &Ctx, const utils::ProjectIndex *Index)
       // there; a global may be read in other files.
       if (!isDeviceVariableType(VD->getType()) ||
           VD->getType()->isReferenceType() || isUnreadLocal(VD) ||
-          utils::isWriteOnlyDevice(VD, Ctx) || !Values.canBeCudaVar(VD, 0))
+          utils::isWriteOnlyDevice(VD, Ctx))
         continue;
-      DeviceSelection Sel{VD->getLocation(), declStatement(VD, Ctx)};
+      const Stmt *Source = Values.cudaSourceOfVar(VD, 0);
+      if (!Source)
+        continue;
+      DeviceSelection Sel{VD->getLocation(), declStatement(VD, Ctx),
+                          Source->getBeginLoc()};
       if (utils::isRecordNamed(VD->getType(), "Device") && better(Device, Sel))
         Device = Sel;
       if (better(DeviceType, Sel))
@@ -206,7 +214,7 @@ ProgramFacts::ProgramFacts(ASTContext &Ctx, const utils::ProjectIndex *Index)
         continue;
       if (utils::storedOnlyInUnreadDevice(E, Ctx))
         continue;
-      DeviceSelection Sel{E->getBeginLoc(), nullptr};
+      DeviceSelection Sel{E->getBeginLoc(), nullptr, E->getBeginLoc()};
       if (better(Device, Sel))
         Device = Sel;
     }
@@ -602,6 +610,18 @@ const Expr *ProgramFacts::varyingShape() const {
         return Sizes;
   }
   return nullptr;
+}
+
+std::optional<SourceLocation> ProgramFacts::cudaNamedElsewhere() const {
+  if (!Device || Device->CudaLoc.isInvalid())
+    return std::nullopt;
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation At = SM.getExpansionLoc(Device->Loc);
+  SourceLocation Cuda = SM.getExpansionLoc(Device->CudaLoc);
+  if (!SM.isInMainFile(Cuda) ||
+      SM.getExpansionLineNumber(At) == SM.getExpansionLineNumber(Cuda))
+    return std::nullopt;
+  return Cuda;
 }
 
 llvm::SmallVector<FixItHint, 2>

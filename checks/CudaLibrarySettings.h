@@ -45,6 +45,9 @@ struct DeviceSelection {
   /// The local declaration statement of the device variable, in a block:
   /// the setting is inserted after it.
   const Stmt *Statement = nullptr;
+  /// What names CUDA in the variable's value (an assignment under a
+  /// torch::cuda::is_available() test, another device variable's value).
+  SourceLocation CudaLoc;
 };
 
 class ProgramFacts {
@@ -90,6 +93,9 @@ public:
   /// at the start of main() when this translation unit defines it.
   llvm::SmallVector<FixItHint, 2> insertSetting(llvm::StringRef Statement,
                                                 const LangOptions &LO) const;
+  /// Where the selected device's value names CUDA, when a reader would not
+  /// see it at the selection: on another line of the main file.
+  std::optional<SourceLocation> cudaNamedElsewhere() const;
 
 private:
   /// Whether \p Candidate is a better place to report than \p Current.

@@ -44,6 +44,8 @@ void CudnnBenchmarkCheck::checkProgram(const cudalib::ProgramFacts &Program) {
              "at::globalContext().setBenchmarkCuDNN(true);", getLangOpts()))
       Diag << Fix;
   }
+  if (std::optional<SourceLocation> Cuda = Program.cudaNamedElsewhere())
+    diag(*Cuda, "the device can be CUDA from here", DiagnosticIDs::Note);
   diag(Program.trainingLoop()->getBeginLoc(), "training loop here",
        DiagnosticIDs::Note);
 }

@@ -75,14 +75,15 @@ bool isHostFactoryCall(const CallExpr *CE, utils::DeviceAnalysis &Devices,
   if (!FD || !utils::isTensorFactory(FD) || FD->getName() == "from_blob" ||
       Devices.ofTensor(CE) != DeviceKind::Cpu)
     return false;
-  // torch::tensor(values) copies host data: only a literal list can be made
-  // on the device instead.
+  // torch::tensor(values) copies host data: only a literal list or one
+  // scalar can be made on the device instead.
   if (FD->getName() != "tensor")
     return true;
   return CE->getNumArgs() > 0 &&
-         llvm::StringRef(sourceText(CE->getArg(0)->getSourceRange(),
-                                    Ctx.getSourceManager(), Ctx.getLangOpts()))
-             .starts_with("{");
+         (scalarElement(CE->getArg(0)) ||
+          llvm::StringRef(sourceText(CE->getArg(0)->getSourceRange(),
+                                     Ctx.getSourceManager(), Ctx.getLangOpts()))
+              .starts_with("{"));
 }
 
 /// A member of the object itself: `w_` or `this->w_`.
@@ -174,6 +175,11 @@ bool fullKeepsDtype(const Expr *Scalar) {
   default:
     return false;
   }
+}
+
+const Expr *scalarElement(const Expr *Arg) {
+  const Expr *E = ignoreWrappers(Arg)->IgnoreImpCasts();
+  return E->getType()->isArithmeticType() ? E : nullptr;
 }
 
 /// The elements of `{a, b}` in torch::tensor's first argument.

@@ -66,6 +66,11 @@ bool isCollected(const Expr *Call, ASTContext &Ctx);
 /// float and double (the default dtype), int and int64_t (kLong), bool.
 bool fullKeepsDtype(const Expr *Scalar);
 
+/// The value of `torch::tensor(x)` made from one arithmetic scalar (not a
+/// list): with a device in its options, LibTorch makes it there directly
+/// (at::scalar_tensor), with no host tensor and no copy. Null otherwise.
+const Expr *scalarElement(const Expr *Arg);
+
 /// The elements of `{a, b}` in torch::tensor's first argument.
 llvm::SmallVector<const Expr *, 4> literalElements(const Expr *Arg);
 

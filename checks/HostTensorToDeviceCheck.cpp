@@ -353,9 +353,18 @@ public:
         FactoryName(FactoryFn->getQualifiedNameAsString()),
         Ns(FactoryName.substr(0, FactoryName.find("::"))) {}
 
+  /// What makes the tensor on the device instead.
+  enum class Remedy {
+    Options, ///< The device in the factory's options.
+    Full,    ///< `torch::tensor({x})`: `torch::full({1}, x, options)`.
+    Keep,    ///< A list: built on the host whatever its options.
+  };
+
   /// The fix-its, or the reason there are none.
   std::string build(llvm::SmallVectorImpl<FixItHint> &Fixes);
   const std::string &factoryName() const { return FactoryName; }
+  const std::string &ns() const { return Ns; }
+  Remedy remedy() const;
 
 private:
   std::string text(const Expr *E) const {
@@ -522,7 +531,25 @@ void FixBuilder::rewriteSegments(
   }
 }
 
+/// torch::tensor makes one scalar where its options say (at::scalar_tensor),
+/// but builds a braced list on the host and copies it
+/// (TensorDataContainer::convert_to_tensor): its options do not help there.
+FixBuilder::Remedy FixBuilder::remedy() const {
+  if (FactoryFn->getName() != "tensor" ||
+      hostdata::scalarElement(Chain.Factory->getArg(0)))
+    return Remedy::Options;
+  llvm::SmallVector<const Expr *, 4> Elements =
+      literalElements(Chain.Factory->getArg(0));
+  if (Elements.size() == 1 && !isa<InitListExpr>(Elements.front()) &&
+      fullKeepsDtype(Elements.front()))
+    return Remedy::Full;
+  return Remedy::Keep;
+}
+
 std::string FixBuilder::build(llvm::SmallVectorImpl<FixItHint> &Fixes) {
+  Remedy How = remedy();
+  if (How == Remedy::Keep)
+    return "";
   if (Target.AlsoDtype)
     return "the move converts the dtype too";
   if (std::string NoFix = checkSpelling(); !NoFix.empty())
@@ -550,7 +577,13 @@ std::string FixBuilder::build(llvm::SmallVectorImpl<FixItHint> &Fixes) {
   std::string NewOptions = optionsFor(Defaulted ? nullptr : Options, NoFix);
   if (!NoFix.empty())
     return NoFix;
-  if (!Defaulted) {
+  if (How == Remedy::Full) {
+    Fixes.push_back(FixItHint::CreateReplacement(
+        Chain.Factory->getSourceRange(),
+        Ns + "::full({1}, " +
+            text(literalElements(Chain.Factory->getArg(0)).front()) + ", " +
+            NewOptions + ")"));
+  } else if (!Defaulted) {
     Fixes.push_back(
         FixItHint::CreateReplacement(Options->getSourceRange(), NewOptions));
   } else {
@@ -665,17 +698,24 @@ void HostTensorToDeviceCheck::checkMove(const CXXMemberCallExpr *Move,
   utils::recordStatementPayload(getID(),
                                 Move->getExprLoc(), Move, Ctx);
   {
-    auto Diag = diag(Move->getExprLoc(),
-                     "tensor made on the host by '%0' and then copied to the "
-                     "device; create it on the device by passing the device "
-                     "in its options%select{|; no fix-it: %2}1")
-                << Builder.factoryName() << !NoFix.empty() << NoFix;
-    if (NoFix.empty())
-      for (const FixItHint &F : Fixes)
-        Diag << F;
+    auto Diag =
+        diag(Move->getExprLoc(),
+             "tensor made on the host by '%0' and then copied to the "
+             "device; %select{create it on the device by passing the device "
+             "in its options|create it on the device with '%3::full'|'%0' "
+             "builds a list of values on the host whatever its options: keep a "
+             "device copy made once, or compute it on the device}4%select{|; "
+             "no fix-it: %2}1")
+        << Builder.factoryName() << !NoFix.empty() << NoFix << Builder.ns()
+        << static_cast<unsigned>(Builder.remedy());
+    for (const FixItHint &F : Fixes)
+      Diag << F;
   }
-  // The factory is in another statement: show where.
-  if (Chain->Var)
+  // The factory is in another statement, or on another line of a long
+  // chain: show where.
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (Chain->Var || SM.getExpansionLineNumber(Chain->Factory->getBeginLoc()) !=
+                        SM.getExpansionLineNumber(Move->getExprLoc()))
     diag(Chain->Factory->getBeginLoc(), "made on the host here",
          DiagnosticIDs::Note);
   noteIndexed(Indexed, Move->getExprLoc());

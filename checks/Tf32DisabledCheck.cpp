@@ -57,6 +57,8 @@ void Tf32DisabledCheck::checkProgram(const cudalib::ProgramFacts &Program) {
              getLangOpts()))
       Diag << Fix;
   }
+  if (std::optional<SourceLocation> Cuda = Program.cudaNamedElsewhere())
+    diag(*Cuda, "the device can be CUDA from here", DiagnosticIDs::Note);
   diag(Program.trainingLoop()->getBeginLoc(), "training loop here",
        DiagnosticIDs::Note);
 }

@@ -70,6 +70,8 @@ int main() {
 #endif
   torch::Device Device(DeviceType);
   // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: convolutions train on a device that can be CUDA with cuDNN's autotuner off: each convolution runs the algorithm cuDNN's heuristics pick, not the fastest one for its shapes; enable it once with 'at::globalContext().setBenchmarkCuDNN(true)' when the input shapes stay the same from step to step [torch-cudnn-benchmark]
+  // The value that names CUDA is on another line: a note shows it.
+  // CHECK-MESSAGES: :69:18: note: the device can be CUDA from here
   // CHECK-MESSAGES: :32:3: note: training loop here
   // CHECK-FIXES: {{^}}  torch::Device Device(DeviceType);{{$}}
   // CHECK-FIXES-NEXT: {{^}}  at::globalContext().setBenchmarkCuDNN(true);{{$}}

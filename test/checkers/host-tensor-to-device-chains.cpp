@@ -48,9 +48,9 @@ void positiveOtherTargets(const Tensor &Pred) {
   use(torch::ones({2}).to(Opts));
   // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: tensor made on the host by 'torch::ones'
   // CHECK-FIXES: {{^}}  use(torch::ones({2}, Opts));{{$}}
-  use(torch::tensor({1.0, 2.0}).to(Pred.options()));
-  // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: tensor made on the host by 'torch::tensor'
-  // CHECK-FIXES: {{^}}  use(torch::tensor({1.0, 2.0}, Pred.options()));{{$}}
+  use(torch::tensor({1.0}).to(Pred.options()));
+  // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: tensor made on the host by 'torch::tensor'
+  // CHECK-FIXES: {{^}}  use(torch::full({1}, 1.0, Pred.options()));{{$}}
   // Options with a device only: randint keeps its kLong.
   auto DeviceOnly = torch::TensorOptions().device(Pred.device());
   use(torch::randint(5, {4}).to(DeviceOnly));

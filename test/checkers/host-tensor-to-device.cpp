@@ -37,12 +37,44 @@ void positiveEachFactory(torch::Device device) {
   use(torch::eye(3).to(device));
   // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: tensor made on the host by 'torch::eye'
   // CHECK-FIXES: {{^}}  use(torch::eye(3, torch::device(device)));{{$}}
+  // A list is built on the host whatever the options say: no fix-it.
   use(torch::tensor({1.0, 2.0}).to(device));
-  // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: tensor made on the host by 'torch::tensor'
-  // CHECK-FIXES: {{^}}  use(torch::tensor({1.0, 2.0}, torch::device(device)));{{$}}
+  // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: tensor made on the host by 'torch::tensor' and then copied to the device; 'torch::tensor' builds a list of values on the host whatever its options: keep a device copy made once, or compute it on the device [torch-host-tensor-to-device]
+  // CHECK-FIXES: {{^}}  use(torch::tensor({1.0, 2.0}).to(device));{{$}}
+  // One value in braces: torch::full makes it on the device.
+  use(torch::tensor({2.5}).to(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: tensor made on the host by 'torch::tensor' and then copied to the device; create it on the device with 'torch::full' [torch-host-tensor-to-device]
+  // CHECK-FIXES: {{^}}  use(torch::full({1}, 2.5, torch::device(device)));{{$}}
   use(torch::randn({2}).to(torch::device(device)));
   // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: tensor made on the host by 'torch::randn'
   // CHECK-FIXES: {{^}}  use(torch::randn({2}, torch::device(device)));{{$}}
+}
+
+// torch::tensor(x) of one scalar is made where its options say
+// (at::scalar_tensor): the device goes into them.
+void positiveHostScalar(torch::Device device, double Adv, int64_t Count,
+                        const std::vector<float> &Values) {
+  for (int I = 0; I < 4; ++I) {
+    use(torch::tensor(Adv, torch::kFloat).to(device).expand({2, 2}));
+    // CHECK-MESSAGES: :[[@LINE-1]]:43: warning: tensor made on the host by 'torch::tensor' and then copied to the device; create it on the device by passing the device in its options [torch-host-tensor-to-device]
+    // CHECK-FIXES: {{^}}    use(torch::tensor(Adv, torch::TensorOptions(torch::kFloat).device(device)).expand({2, 2}));{{$}}
+    use(torch::tensor(Count).cuda());
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: tensor made on the host by 'torch::tensor'
+    // CHECK-FIXES: {{^}}    use(torch::tensor(Count, torch::device(torch::kCUDA)));{{$}}
+    // Host data: the values have to travel.
+    use(torch::tensor(Values).to(device));
+  }
+}
+
+// A long chain: the note shows the factory the fix changes.
+void positiveLongChain(torch::Device device, int64_t N) {
+  use(torch::arange(N)
+          .unsqueeze(0)
+          .to(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: tensor made on the host by 'torch::arange'
+  // CHECK-MESSAGES: :[[@LINE-4]]:7: note: made on the host here
+  // CHECK-FIXES: {{^}}  use(torch::arange(N, torch::device(device))
+  // CHECK-FIXES-NEXT: {{^}}          .unsqueeze(0));{{$}}
 }
 
 void positiveKeepsEveryOption(torch::Device device) {

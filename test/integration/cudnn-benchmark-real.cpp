@@ -35,11 +35,13 @@ int main() {
     device_type = torch::kCPU;
   torch::Device device(device_type);
   // CHECK-MESSAGES-CUDNN: :[[@LINE-1]]:17: warning: convolutions train on a device that can be CUDA with cuDNN's autotuner off: each convolution runs the algorithm cuDNN's heuristics pick, not the fastest one for its shapes; enable it once with 'at::globalContext().setBenchmarkCuDNN(true)' when the input shapes stay the same from step to step [torch-cudnn-benchmark]
-  // CHECK-MESSAGES-CUDNN: :55:3: note: training loop here
+  // CHECK-MESSAGES-CUDNN: :33:19: note: the device can be CUDA from here
+  // CHECK-MESSAGES-CUDNN: :57:3: note: training loop here
   // CHECK-FIXES-CUDNN: {{^}}  torch::Device device(device_type);{{$}}
   // CHECK-FIXES-CUDNN-NEXT: {{^}}  at::globalContext().setBenchmarkCuDNN(true);{{$}}
-  // CHECK-MESSAGES-TF32: :[[@LINE-5]]:17: warning: FP32 matmuls train on a device that can be CUDA with TF32 off for cuBLAS: Linear, matmul and attention layers miss the tensor cores of Ampere and later GPUs; allow TF32 once with 'at::globalContext().setFloat32MatmulPrecision("high")', which keeps about 10 bits of mantissa in matmul inputs [torch-tf32-disabled]
-  // CHECK-MESSAGES-TF32: :55:3: note: training loop here
+  // CHECK-MESSAGES-TF32: :36:17: warning: FP32 matmuls train on a device that can be CUDA with TF32 off for cuBLAS: Linear, matmul and attention layers miss the tensor cores of Ampere and later GPUs; allow TF32 once with 'at::globalContext().setFloat32MatmulPrecision("high")', which keeps about 10 bits of mantissa in matmul inputs [torch-tf32-disabled]
+  // CHECK-MESSAGES-TF32: :33:19: note: the device can be CUDA from here
+  // CHECK-MESSAGES-TF32: :57:3: note: training loop here
   // CHECK-FIXES-TF32: {{^}}  torch::Device device(device_type);{{$}}
   // CHECK-FIXES-TF32-NEXT: {{^}}  at::globalContext().setFloat32MatmulPrecision("high");{{$}}
 #ifdef DETERMINISTIC

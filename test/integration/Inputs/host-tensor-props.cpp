@@ -43,7 +43,7 @@ void step(torch::Device device, const torch::Tensor &pred) {
   report("zeros_other_device", torch::zeros({2}).t().to(pred.device()));
   auto pred_opts = pred.options();
   report("ones_options", torch::ones({2}).to(pred_opts));
-  report("tensor_options", torch::tensor({1, 2}).to(pred.options()));
+  report("tensor_options", torch::tensor({1}).to(pred.options()));
   auto device_only = torch::TensorOptions().device(device);
   report("randint_device_options", torch::randint(5, {2}).to(device_only));
   // Host scalars made into device tensors.
@@ -59,6 +59,10 @@ void step(torch::Device device, const torch::Tensor &pred) {
   report("scalar_bool", torch::tensor({b}, torch::TensorOptions().device(device)));
   report("scalar_dtype",
          torch::tensor({i}, torch::TensorOptions().dtype(torch::kDouble).device(device)));
+  // One value in braces, one scalar without: made on the device.
+  report("tensor_one", torch::tensor({d}).to(device));
+  report("host_scalar", torch::tensor(d).to(device));
+  report("host_scalar_dtype", torch::tensor(i, torch::kDouble).to(device));
   // Computed from factories through ops that keep the device (no fix-it).
   torch::Tensor mask = torch::triu(torch::ones({3, 3}, torch::kInt), 1);
   mask = mask.unsqueeze(0).expand({2, -1, -1});
