@@ -63,8 +63,11 @@ std::optional<const Expr *> blockingCopyTarget(const CXXMemberCallExpr *Copy,
   if (Copy->getMethodDecl()->getName() == "cuda")
     return Copy->getNumArgs() == 0 ? std::optional<const Expr *>(nullptr)
                                    : std::nullopt;
-  // to(TensorOptions options, bool non_blocking, ...) with a device.
+  // to(TensorOptions options, bool non_blocking, ...) with a device, or
+  // with options that carry one (`pred.options()`).
   const Expr *Target = utils::deviceTargetOfTo(Copy);
+  if (!Target)
+    Target = utils::optionsTargetOfTo(Copy, Ctx);
   if (!Target || Devices.ofDevice(Target) == DeviceKind::Cpu)
     return std::nullopt;
   if (Copy->getNumArgs() > 1 && !isa<CXXDefaultArgExpr>(Copy->getArg(1))) {
@@ -96,6 +99,13 @@ bool isOnlyInstantiation(const FunctionDecl *FD) {
   return true;
 }
 
+/// \p Text, in parentheses unless \p E is a name, a call or a member.
+std::string parenthesized(const Expr *E, const std::string &Text) {
+  if (isa<DeclRefExpr, CallExpr, MemberExpr, ParenExpr>(ignoreWrappers(E)))
+    return Text;
+  return "(" + Text + ")";
+}
+
 /// The fix-its of a blocking copy to \p Target (null for `.cuda()`): pin
 /// the source and copy with non_blocking=true.
 llvm::SmallVector<FixItHint, 3> copyFixes(const CXXMemberCallExpr *Copy,
@@ -119,10 +129,14 @@ llvm::SmallVector<FixItHint, 3> copyFixes(const CXXMemberCallExpr *Copy,
       return utils::sourceText(E->getSourceRange(), SM, LO);
     };
     std::string Src = Text(Source);
-    std::string IsCudaTest =
-        isa<DeclRefExpr>(Target) && isRecordNamed(Target->getType(), "Device")
-            ? Text(Target) + ".is_cuda()"
-            : Ns + "::Device(" + Text(Target) + ").is_cuda()";
+    std::string IsCudaTest;
+    if (isRecordNamed(ignoreWrappers(Target)->getType(), "TensorOptions"))
+      IsCudaTest = parenthesized(Target, Text(Target)) + ".device().is_cuda()";
+    else if (isa<DeclRefExpr>(Target) &&
+             isRecordNamed(Target->getType(), "Device"))
+      IsCudaTest = Text(Target) + ".is_cuda()";
+    else
+      IsCudaTest = Ns + "::Device(" + Text(Target) + ").is_cuda()";
     Fixes.push_back(FixItHint::CreateReplacement(
         CharSourceRange::getTokenRange(Source->getSourceRange()),
         "(" + IsCudaTest + " ? " + Src + ".pin_memory() : " + Src + ")"));

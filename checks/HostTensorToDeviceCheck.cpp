@@ -39,22 +39,24 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
+using hostdata::fullKeepsDtype;
 using hostdata::HostMadeFinder;
 using hostdata::HostOrigins;
-using hostdata::Segment;
-using hostdata::fullKeepsDtype;
 using hostdata::isCollected;
 using hostdata::isHostFactoryCall;
 using hostdata::literalElements;
 using hostdata::memberValues;
 using hostdata::ownMember;
+using hostdata::Segment;
 using hostdata::walkLinks;
 using utils::DeviceKind;
 using utils::Frequency;
 using utils::ignoreWrappers;
 using utils::isEnumNamed;
 using utils::isRecordNamed;
+using utils::setsOption;
 using utils::sourceText;
+using utils::Tri;
 
 namespace {
 
@@ -276,65 +278,6 @@ std::optional<MoveTarget> moveTargetOf(const CXXMemberCallExpr *Move,
       Devices.ofDevice(Options) == DeviceKind::Cpu)
     return std::nullopt;
   return MoveTarget{nullptr, Move->getArg(0)};
-}
-
-enum class Tri { No, Yes, Unknown };
-
-/// Whether a TensorOptions expression sets a device (\p Device) or a dtype.
-Tri setsOption(const Expr *E, bool Device, ASTContext &Ctx, unsigned Depth = 0);
-
-Tri setsOptionThroughVariable(const DeclRefExpr *Ref, bool Device,
-                              ASTContext &Ctx, unsigned Depth) {
-  const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
-  const Stmt *Body = VD ? utils::enclosingFunctionBody(VD) : nullptr;
-  if (!VD || !Body || isa<ParmVarDecl>(VD) || !VD->getInit() ||
-      VD->getType()->isReferenceType())
-    return Tri::Unknown;
-  return utils::isNeverReassigned(VD, Ctx)
-             ? setsOption(VD->getInit(), Device, Ctx, Depth + 1)
-             : Tri::Unknown;
-}
-
-/// setsOption() for a call: `opts.dtype(d)`, `t.options()`, `torch::device(d)`.
-Tri setsOptionInCall(const CallExpr *CE, bool Device, ASTContext &Ctx,
-                     unsigned Depth) {
-  const FunctionDecl *FD = CE->getDirectCallee();
-  if (!FD || !FD->getIdentifier())
-    return Tri::Unknown;
-  llvm::StringRef Name = FD->getName();
-  if (Name == (Device ? "device" : "dtype"))
-    return Tri::Yes;
-  const auto *MC = dyn_cast<CXXMemberCallExpr>(CE);
-  if (!MC)
-    return Name == "device" || Name == "dtype" || Name == "requires_grad" ||
-                   Name == "layout"
-               ? Tri::No
-               : Tri::Unknown;
-  // t.options() has the tensor's dtype and device.
-  if (utils::isTensorRecord(MC->getMethodDecl()->getParent()))
-    return Name == "options" ? Tri::Yes : Tri::Unknown;
-  return setsOption(MC->getImplicitObjectArgument(), Device, Ctx, Depth + 1);
-}
-
-Tri setsOption(const Expr *E, bool Device, ASTContext &Ctx, unsigned Depth) {
-  E = ignoreWrappers(E);
-  if (!E || Depth > 8)
-    return Tri::Unknown;
-  QualType T = E->getType();
-  if (isEnumNamed(T, "ScalarType"))
-    return Device ? Tri::No : Tri::Yes;
-  if (isEnumNamed(T, "DeviceType") || isRecordNamed(T, "Device") ||
-      isa<StringLiteral>(E))
-    return Device ? Tri::Yes : Tri::No;
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
-    return Construct->getNumArgs() == 0
-               ? Tri::No
-               : setsOption(Construct->getArg(0), Device, Ctx, Depth + 1);
-  if (const auto *CE = dyn_cast<CallExpr>(E))
-    return setsOptionInCall(CE, Device, Ctx, Depth);
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-    return setsOptionThroughVariable(Ref, Device, Ctx, Depth);
-  return Tri::Unknown;
 }
 
 Tri setsDtype(const Expr *E, ASTContext &Ctx) {

@@ -1,6 +1,8 @@
 //===--- DeviceAnalysis.cpp - libtorch-tidy -------------------------------===//
 
 #include "DeviceAnalysis.h"
+#include "ConstantFacts.h"
+#include "ParentWalk.h"
 #include "ProjectIndex.h"
 #include "RunFrequency.h"
 #include "clang/AST/ParentMapContext.h"
@@ -208,6 +210,19 @@ const Expr *deviceTargetOfTo(const CXXMemberCallExpr *Call) {
       !isEnumNamed(Target->getType(), "DeviceType"))
     return nullptr;
   return Target;
+}
+
+const Expr *optionsTargetOfTo(const CXXMemberCallExpr *Call, ASTContext &Ctx) {
+  const CXXMethodDecl *M = tensorMethod(Call);
+  if (!M || M->getName() != "to" || Call->getNumArgs() == 0 ||
+      M->getNumParams() == 0 ||
+      !isRecordNamed(M->getParamDecl(0)->getType(), "TensorOptions"))
+    return nullptr;
+  const Expr *Options = ignoreWrappers(Call->getArg(0));
+  if (!isRecordNamed(Options->getType(), "TensorOptions") ||
+      setsOption(Options, /*Device=*/true, Ctx) != Tri::Yes)
+    return nullptr;
+  return Call->getArg(0);
 }
 
 bool isTensorFactory(const FunctionDecl *FD) {
@@ -808,6 +823,60 @@ bool DeviceAnalysis::isDeviceGenericUse(const Expr *E) {
   if (isa<ParmVarDecl, FieldDecl>(D))
     return true;
   return ofDevice(E) != DeviceKind::Cpu;
+}
+
+static Tri setsOptionThroughVariable(const DeclRefExpr *Ref, bool Device,
+                                     ASTContext &Ctx, unsigned Depth) {
+  const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+  const Stmt *Body = VD ? enclosingFunctionBody(VD) : nullptr;
+  if (!VD || !Body || isa<ParmVarDecl>(VD) || !VD->getInit() ||
+      VD->getType()->isReferenceType())
+    return Tri::Unknown;
+  return isNeverReassigned(VD, Ctx)
+             ? setsOption(VD->getInit(), Device, Ctx, Depth + 1)
+             : Tri::Unknown;
+}
+
+/// setsOption() for a call: `opts.dtype(d)`, `t.options()`, `torch::device(d)`.
+static Tri setsOptionInCall(const CallExpr *CE, bool Device, ASTContext &Ctx,
+                            unsigned Depth) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || !FD->getIdentifier())
+    return Tri::Unknown;
+  llvm::StringRef Name = FD->getName();
+  if (Name == (Device ? "device" : "dtype"))
+    return Tri::Yes;
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(CE);
+  if (!MC)
+    return Name == "device" || Name == "dtype" || Name == "requires_grad" ||
+                   Name == "layout"
+               ? Tri::No
+               : Tri::Unknown;
+  // t.options() has the tensor's dtype and device.
+  if (isTensorRecord(MC->getMethodDecl()->getParent()))
+    return Name == "options" ? Tri::Yes : Tri::Unknown;
+  return setsOption(MC->getImplicitObjectArgument(), Device, Ctx, Depth + 1);
+}
+
+Tri setsOption(const Expr *E, bool Device, ASTContext &Ctx, unsigned Depth) {
+  E = ignoreWrappers(E);
+  if (!E || Depth > 8)
+    return Tri::Unknown;
+  QualType T = E->getType();
+  if (isEnumNamed(T, "ScalarType"))
+    return Device ? Tri::No : Tri::Yes;
+  if (isEnumNamed(T, "DeviceType") || isRecordNamed(T, "Device") ||
+      isa<StringLiteral>(E))
+    return Device ? Tri::Yes : Tri::No;
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    return Construct->getNumArgs() == 0
+               ? Tri::No
+               : setsOption(Construct->getArg(0), Device, Ctx, Depth + 1);
+  if (const auto *CE = dyn_cast<CallExpr>(E))
+    return setsOptionInCall(CE, Device, Ctx, Depth);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return setsOptionThroughVariable(Ref, Device, Ctx, Depth);
+  return Tri::Unknown;
 }
 
 } // namespace clang::tidy::torch::utils

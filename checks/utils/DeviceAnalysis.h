@@ -53,6 +53,16 @@ bool isEnumNamed(QualType T, llvm::StringRef Name);
 /// changes the device: the Device or DeviceType expression x names (seeing
 /// through torch::device(d)); null for any other call.
 const Expr *deviceTargetOfTo(const CXXMemberCallExpr *Call);
+/// Whether something holds: yes, no, or not known here.
+enum class Tri { No, Yes, Unknown };
+/// Whether a TensorOptions expression sets a device (\p Device) or a dtype:
+/// `torch::device(d)`, `opts.dtype(t)`, `t.options()` (both), a local that
+/// is never reassigned, through its initializer.
+Tri setsOption(const Expr *E, bool Device, ASTContext &Ctx, unsigned Depth = 0);
+/// For `t.to(opts, ...)` of a TensorOptions value that provably sets a
+/// device (`pred.options()`, `torch::TensorOptions().device(d)`): opts;
+/// null for any other call.
+const Expr *optionsTargetOfTo(const CXXMemberCallExpr *Call, ASTContext &Ctx);
 /// The tensor factories whose result is on the device of their options.
 bool isTensorFactory(const FunctionDecl *FD);
 /// A Device, DeviceType or TensorOptions type, through references.

@@ -182,3 +182,21 @@ void negativeMixedCallers(
     step(lastOnDevice(Own, Device));
   }
 }
+
+// Moved with options that carry a device: those of a device tensor, or a
+// device set on them; options with a dtype alone only convert.
+void positiveOptionsTargets(torch::Device Device,
+                            const std::vector<std::string> &Paths) {
+  auto FloatType = torch::ones({1}).to(torch::kFloat).to(Device).options();
+  auto Cuda = torch::TensorOptions().device(torch::kCUDA);
+  auto DtypeOnly = torch::TensorOptions().dtype(torch::kFloat);
+  for (const auto &P : Paths) {
+    step(loadImage(P).to(FloatType));
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: blocking copy of host data to the device in every iteration of a loop
+    // CHECK-FIXES: {{^}}    step((FloatType.device().is_cuda() ? loadImage(P).pin_memory() : loadImage(P)).to(FloatType, /*non_blocking=*/true));{{$}}
+    step(loadImage(P).to(Cuda));
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: blocking copy of host data to the device in every iteration of a loop
+    // CHECK-FIXES: {{^}}    step(loadImage(P).pin_memory().to(Cuda, /*non_blocking=*/true));{{$}}
+    step(loadImage(P).to(DtypeOnly));
+  }
+}

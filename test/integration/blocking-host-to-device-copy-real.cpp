@@ -234,3 +234,19 @@ struct ToCuda
     return {torch::stack(data), torch::stack(data)};
   }
 };
+
+// A loader batch's examples moved one by one with the options of a device
+// tensor (LibtorchDetection's `FloatType`).
+void runOptions(torch::nn::Linear &model, torch::Device device) {
+  auto float_type = torch::ones(1).to(torch::kFloat).to(device).options();
+  auto loader = torch::data::make_data_loader(Pairs(), 4);
+  for (auto &batch : *loader) {
+    std::vector<torch::Tensor> images;
+    for (size_t i = 0; i < batch.size(); ++i)
+      images.push_back(batch[i].data.to(float_type));
+    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: blocking copy of host data to the device in every iteration of a loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:5: note: the loop that repeats it
+    // CHECK-FIXES: {{^}}      images.push_back((float_type.device().is_cuda() ? batch[i].data.pin_memory() : batch[i].data).to(float_type, /*non_blocking=*/true));{{$}}
+    model(torch::stack(images));
+  }
+}

@@ -62,6 +62,7 @@ struct TensorOptions {
   template <typename... Args> TensorOptions device(Args &&...As) const {
     return *this;
   }
+  Device device() const;
   TensorOptions dtype(ScalarType) const { return *this; }
   TensorOptions requires_grad(bool = true) const { return *this; }
 };
