@@ -193,14 +193,22 @@ bool isEnumNamed(QualType T, llvm::StringRef Name) {
   return ET && ET->getDecl()->getName() == Name;
 }
 
-const Expr *deviceTargetOfTo(const CXXMemberCallExpr *Call) {
+/// The argument x of `t.to(x, ...)` when the call binds the TensorOptions
+/// overload; (Device, dtype) and (dtype) change the dtype too: null.
+static const Expr *optionsArgumentOfTo(const CXXMemberCallExpr *Call) {
   const CXXMethodDecl *M = tensorMethod(Call);
-  // (Device, dtype) and (dtype) change the dtype too.
   if (!M || M->getName() != "to" || Call->getNumArgs() == 0 ||
       M->getNumParams() == 0 ||
       !isRecordNamed(M->getParamDecl(0)->getType(), "TensorOptions"))
     return nullptr;
-  const Expr *Target = ignoreWrappers(Call->getArg(0));
+  return Call->getArg(0);
+}
+
+const Expr *deviceTargetOfTo(const CXXMemberCallExpr *Call) {
+  const Expr *Argument = optionsArgumentOfTo(Call);
+  if (!Argument)
+    return nullptr;
+  const Expr *Target = ignoreWrappers(Argument);
   if (const auto *CE = dyn_cast<CallExpr>(Target))
     if (const FunctionDecl *FD = CE->getDirectCallee();
         FD && FD->getIdentifier() && FD->getName() == "device" &&
@@ -213,16 +221,14 @@ const Expr *deviceTargetOfTo(const CXXMemberCallExpr *Call) {
 }
 
 const Expr *optionsTargetOfTo(const CXXMemberCallExpr *Call, ASTContext &Ctx) {
-  const CXXMethodDecl *M = tensorMethod(Call);
-  if (!M || M->getName() != "to" || Call->getNumArgs() == 0 ||
-      M->getNumParams() == 0 ||
-      !isRecordNamed(M->getParamDecl(0)->getType(), "TensorOptions"))
+  const Expr *Argument = optionsArgumentOfTo(Call);
+  if (!Argument)
     return nullptr;
-  const Expr *Options = ignoreWrappers(Call->getArg(0));
+  const Expr *Options = ignoreWrappers(Argument);
   if (!isRecordNamed(Options->getType(), "TensorOptions") ||
       setsOption(Options, /*Device=*/true, Ctx) != Tri::Yes)
     return nullptr;
-  return Call->getArg(0);
+  return Argument;
 }
 
 bool isTensorFactory(const FunctionDecl *FD) {
