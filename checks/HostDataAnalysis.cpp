@@ -3,15 +3,16 @@
 #include "HostDataAnalysis.h"
 #include "HostCopyIndex.h"
 #include "clang-tidy/utils/DeclRefExprUtils.h"
-#include "clang/AST/ParentMapContext.h"
-#include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "utils/ConstantFacts.h"
 #include "utils/LibTorchHeaders.h"
 #include "utils/LibTorchNames.h"
 #include "utils/Operators.h"
 #include "utils/ParentWalk.h"
 #include "utils/SourceText.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace clang::ast_matchers;
 
@@ -84,6 +85,49 @@ bool isHostFactoryCall(const CallExpr *CE, utils::DeviceAnalysis &Devices,
           llvm::StringRef(sourceText(CE->getArg(0)->getSourceRange(),
                                      Ctx.getSourceManager(), Ctx.getLangOpts()))
               .starts_with("{"));
+}
+
+/// No method of \p RD but its constructors changes \p Field, as far as
+/// their bodies show; a method without a body in view may.
+static bool onlyConstructorsSet(const FieldDecl *Field, const CXXRecordDecl *RD,
+                                ASTContext &Ctx) {
+  auto Uses = findAll(memberExpr(member(equalsNode(Field))).bind("use"));
+  for (const CXXMethodDecl *M : RD->methods()) {
+    if (isa<CXXConstructorDecl, CXXDestructorDecl>(M) || M->isImplicit() ||
+        M->isStatic())
+      continue;
+    const FunctionDecl *Def = nullptr;
+    if (!M->hasBody(Def) || !Def->getBody()) {
+      if (M->isConst())
+        continue;
+      return false;
+    }
+    ExprMutationAnalyzer Mutations(*Def->getBody(), Ctx);
+    for (const BoundNodes &N : match(Uses, *Def->getBody(), Ctx))
+      if (Mutations.isMutated(N.getNodeAs<MemberExpr>("use")))
+        return false;
+  }
+  return true;
+}
+
+const FieldDecl *constantHostMemberTensor(const CallExpr *CE,
+                                          utils::DeviceAnalysis &Devices,
+                                          ASTContext &Ctx) {
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (!FD || !utils::isTensorFactory(FD) || FD->getName() != "tensor" ||
+      CE->getNumArgs() == 0 || Devices.ofTensor(CE) != DeviceKind::Cpu)
+    return nullptr;
+  const FieldDecl *Field = ownMember(CE->getArg(0));
+  if (!Field || Field->getAccess() == AS_public)
+    return nullptr;
+  const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
+  const CXXRecordDecl *Type =
+      Field->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD || RD->hasFriends() || !Type || !Type->getIdentifier() ||
+      (Type->getName() != "vector" && Type->getName() != "array") ||
+      !onlyConstructorsSet(Field, RD, Ctx))
+    return nullptr;
+  return Field;
 }
 
 /// A member of the object itself: `w_` or `this->w_`.
@@ -1039,7 +1083,8 @@ const CallExpr *hostFactoryBehind(const Expr *E, ASTContext &Ctx) {
     Segment Seg;
     const Expr *Base = walkLinks(E, Seg, Dtypes);
     if (const auto *CE = dyn_cast<CallExpr>(Base);
-        CE && isHostFactoryCall(CE, Devices, Ctx))
+        CE && (isHostFactoryCall(CE, Devices, Ctx) ||
+               constantHostMemberTensor(CE, Devices, Ctx)))
       return CE;
     const auto *Ref = dyn_cast<DeclRefExpr>(Base);
     const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;

@@ -49,6 +49,14 @@ const Expr *walkLinks(const Expr *E, Segment &Seg,
 bool isHostFactoryCall(const CallExpr *CE, utils::DeviceAnalysis &Devices,
                        const ASTContext &Ctx);
 
+/// `torch::tensor(values_)` of a private std::vector or std::array member
+/// of the object that only the constructors of its class set (no other
+/// method changes it, every method's body is in view, no friends): the
+/// same host values in every call. The member, or null.
+const FieldDecl *constantHostMemberTensor(const CallExpr *CE,
+                                          utils::DeviceAnalysis &Devices,
+                                          ASTContext &Ctx);
+
 /// A member of the object itself: `w_` or `this->w_`.
 const FieldDecl *ownMember(const Expr *E);
 

@@ -184,6 +184,8 @@ bool canMakeIn(FactoryValues Values, DtypeClass Dtype) {
 struct FactoryChain {
   const CallExpr *Factory = nullptr;
   const VarDecl *Var = nullptr;
+  /// `torch::tensor(values_)` of a member only the constructors set.
+  const FieldDecl *ConstantMember = nullptr;
   llvm::SmallVector<Segment, 2> Segments;
   llvm::SmallVector<const Expr *, 2> Dtypes; // the last applied first
 };
@@ -223,7 +225,11 @@ std::optional<FactoryChain> findChain(const CXXMemberCallExpr *Move,
     Chain.Segments.push_back(Inner);
   }
   Chain.Factory = dyn_cast<CallExpr>(Base);
-  if (!isHostFactoryCall(Chain.Factory, Devices, Ctx))
+  if (isHostFactoryCall(Chain.Factory, Devices, Ctx))
+    return Chain;
+  Chain.ConstantMember =
+      hostdata::constantHostMemberTensor(Chain.Factory, Devices, Ctx);
+  if (!Chain.ConstantMember)
     return std::nullopt;
   return Chain;
 }
@@ -661,6 +667,12 @@ void HostTensorToDeviceCheck::checkMove(const CXXMemberCallExpr *Move,
                         SM.getExpansionLineNumber(Move->getExprLoc()))
     diag(Chain->Factory->getBeginLoc(), "made on the host here",
          DiagnosticIDs::Note);
+  if (Chain->ConstantMember)
+    diag(Chain->Factory->getArg(0)->getBeginLoc(),
+         "only the constructors of its class set %0: the same values are "
+         "copied in every call",
+         DiagnosticIDs::Note)
+        << Chain->ConstantMember;
   noteIndexed(Indexed, Move->getExprLoc());
 }
 

@@ -82,3 +82,34 @@ struct SetUpOnly {
   Tensor onDevice(torch::Device D) const { return Grid.to(D); }
   Tensor Grid;
 };
+
+// Host values of a private member that only the constructor sets: the same
+// list is built and copied in every call.
+class BoxCoder {
+public:
+  explicit BoxCoder(std::vector<float> Means) : Means(std::move(Means)) {}
+  Tensor encode(const Tensor &Base, const Tensor &Delta) {
+    return Delta - torch::tensor(Means).to(Base).view({1, 4});
+    // CHECK-MESSAGES: :[[@LINE-1]]:41: warning: tensor made on the host by 'torch::tensor' and then copied to the device; 'torch::tensor' builds a list of values on the host whatever its options: keep a device copy made once, or compute it on the device [torch-host-tensor-to-device]
+    // CHECK-MESSAGES: :[[@LINE-2]]:34: note: only the constructors of its class set 'Means': the same values are copied in every call
+  }
+
+private:
+  std::vector<float> Means;
+};
+
+// Changed by another method, public, or changed where no body is in view:
+// the values may differ from call to call.
+class Scales {
+public:
+  void add(float S) { Values.push_back(S); }
+  Tensor apply(const Tensor &X) { return X * torch::tensor(Values).to(X); }
+  void reload();
+  Tensor applyMore(const Tensor &X) { return X * torch::tensor(More).to(X); }
+  std::vector<float> Open;
+  Tensor applyOpen(const Tensor &X) { return X * torch::tensor(Open).to(X); }
+
+private:
+  std::vector<float> Values;
+  std::vector<float> More;
+};
