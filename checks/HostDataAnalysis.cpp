@@ -117,8 +117,9 @@ const FieldDecl *constantHostMemberTensor(const CallExpr *CE,
   if (!FD || !utils::isTensorFactory(FD) || FD->getName() != "tensor" ||
       CE->getNumArgs() == 0 || Devices.ofTensor(CE) != DeviceKind::Cpu)
     return nullptr;
+  // A mutable member may change in a const method whose body is not in view.
   const FieldDecl *Field = ownMember(CE->getArg(0));
-  if (!Field || Field->getAccess() == AS_public)
+  if (!Field || Field->getAccess() == AS_public || Field->isMutable())
     return nullptr;
   const auto *RD = dyn_cast<CXXRecordDecl>(Field->getParent());
   const CXXRecordDecl *Type =

@@ -49,10 +49,10 @@ const Expr *walkLinks(const Expr *E, Segment &Seg,
 bool isHostFactoryCall(const CallExpr *CE, utils::DeviceAnalysis &Devices,
                        const ASTContext &Ctx);
 
-/// `torch::tensor(values_)` of a private std::vector or std::array member
-/// of the object that only the constructors of its class set (no other
-/// method changes it, every method's body is in view, no friends): the
-/// same host values in every call. The member, or null.
+/// `torch::tensor(values_)` of a private, not mutable std::vector or
+/// std::array member of the object that only the constructors of its class
+/// set (no other method changes it, every method's body is in view, no
+/// friends): the same host values in every call. The member, or null.
 const FieldDecl *constantHostMemberTensor(const CallExpr *CE,
                                           utils::DeviceAnalysis &Devices,
                                           ASTContext &Ctx);

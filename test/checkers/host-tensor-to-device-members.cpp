@@ -113,3 +113,14 @@ private:
   std::vector<float> Values;
   std::vector<float> More;
 };
+
+// A mutable member: a const method whose body is not in view may change it.
+class CachedScales {
+public:
+  explicit CachedScales(std::vector<float> V) : Cached(std::move(V)) {}
+  void refresh() const;
+  Tensor apply(const Tensor &X) { return X * torch::tensor(Cached).to(X); }
+
+private:
+  mutable std::vector<float> Cached;
+};
